@@ -1,0 +1,3 @@
+from hti_git.cli import main
+
+main()

@@ -1,0 +1,137 @@
+"""Settings: packaged defaults < hti.yaml < environment < command-line flags. Never secrets."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from hti_git.errors import ConfigError
+
+CONFIG_FILE = "hti.yaml"
+METHODS = ("auto", "fast", "standard")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every tunable of compile and ask, with the defaults a new repository starts from."""
+
+    method: str = "auto"  # auto: standard when a model endpoint is configured, else fast
+    provider: str = "openai"
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"  # the *name* of the variable holding the key
+    temperature: float = 0.0
+    max_output_tokens: int = 4096
+    timeout: float = 120.0
+    concurrency: int = 8
+    max_retries: int = 5
+    chunk_size: int = 30_000
+    chunk_overlap: int = 2_000
+    page_budget: int = 2_000  # tokens per page
+    fanout: int = 12  # most links on one category page
+    max_pages: int = 12  # pages read per question
+    max_level_ups: int = 2  # branching budget
+    max_text_bytes: int = 50_000_000
+
+    def with_overrides(self, **overrides: Any) -> "Settings":
+        """A copy with every non-None override applied and validated."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        return _validated(dataclasses.replace(self, **given))
+
+    @property
+    def api_key(self) -> str | None:
+        return os.environ.get(self.api_key_env) or None
+
+    def model_configured(self) -> bool:
+        """True when a model endpoint is configured (a model name, a key or a base URL)."""
+        return bool(self.model or self.base_url or self.api_key)
+
+    def resolved_method(self) -> str:
+        if self.method != "auto":
+            return self.method
+        return "standard" if self.model_configured() else "fast"
+
+    def public(self) -> dict[str, Any]:
+        """Settings as a plain dict, safe to record in provenance (the key itself never appears)."""
+        return dataclasses.asdict(self)
+
+
+_TYPES = {f.name: f.type for f in fields(Settings)}
+
+
+def _validated(settings: Settings) -> Settings:
+    if settings.method not in METHODS:
+        raise ConfigError(f"method must be one of {', '.join(METHODS)}, not {settings.method!r}")
+    for name in ("chunk_size", "page_budget", "fanout", "max_pages", "concurrency", "max_text_bytes"):
+        if getattr(settings, name) <= 0:
+            raise ConfigError(f"{name} must be positive, not {getattr(settings, name)}")
+    if not 0 <= settings.chunk_overlap < settings.chunk_size:
+        raise ConfigError("chunk_overlap must be at least 0 and smaller than chunk_size")
+    if settings.fanout < 2:
+        raise ConfigError("fanout must be at least 2")
+    if settings.max_level_ups < 0 or settings.max_retries < 0:
+        raise ConfigError("max_level_ups and max_retries cannot be negative")
+    return settings
+
+
+def _coerce(name: str, value: Any) -> Any:
+    kind = _TYPES[name]
+    if value is None:
+        return None
+    try:
+        if "int" in kind and "float" not in kind:
+            return int(value)
+        if "float" in kind:
+            return float(value)
+        return str(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"setting {name}: cannot read {value!r} ({exc})") from None
+
+
+def settings_from_mapping(data: Mapping[str, Any], base: Settings | None = None) -> Settings:
+    """Settings from a mapping such as a parsed hti.yaml; unknown keys are an error."""
+    base = base or Settings()
+    if any(k in data for k in ("api_key", "key", "secret")):
+        raise ConfigError(f"{CONFIG_FILE} must not hold secrets; set api_key_env instead")
+    unknown = sorted(set(data) - set(_TYPES))
+    if unknown:
+        raise ConfigError(f"unknown setting(s) in {CONFIG_FILE}: {', '.join(unknown)}")
+    values = {k: _coerce(k, v) for k, v in data.items()}
+    return _validated(dataclasses.replace(base, **values))
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The mapping in a hti.yaml file ({} when absent)."""
+    if not path.exists():
+        return {}
+    try:
+        data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    except YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML ({str(exc).splitlines()[0]})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of settings")
+    return data
+
+
+def load_settings(root: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    """Settings for the index repository at `root`: defaults < hti.yaml < environment."""
+    env = os.environ if env is None else env
+    settings = Settings()
+    if root is not None:
+        settings = settings_from_mapping(read_config_file(Path(root) / CONFIG_FILE), settings)
+    overrides: dict[str, Any] = {}
+    if env.get("HTI_MODEL"):
+        overrides["model"] = env["HTI_MODEL"]
+    if env.get("OPENAI_BASE_URL"):
+        overrides["base_url"] = env["OPENAI_BASE_URL"]
+    if env.get("HTI_METHOD"):
+        overrides["method"] = env["HTI_METHOD"]
+    return settings.with_overrides(**overrides)

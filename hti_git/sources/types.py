@@ -1,0 +1,50 @@
+"""Values that flow out of ingestion: the cleaned source text and its chunks."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """Cleaned text of one document; every offset in the system points into `text`.
+
+    `page_starts[i]` is the offset where PDF page `i + 1` begins (empty for formats without
+    pages). `raw_sha256` is the hash of the file as given, `sha256` the hash of `text`.
+    """
+
+    name: str
+    text: str
+    media_type: str
+    raw_sha256: str
+    raw_bytes: int
+    page_starts: tuple[int, ...] = ()
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    @property
+    def page_count(self) -> int:
+        return len(self.page_starts)
+
+    def pages_for(self, start: int, end: int) -> list[int]:
+        """1-based PDF page numbers that the span [start, end) touches; [] without a page map."""
+        if not self.page_starts:
+            return []
+        first = bisect.bisect_right(self.page_starts, start) - 1
+        last = bisect.bisect_right(self.page_starts, max(start, end - 1)) - 1
+        return list(range(max(first, 0) + 1, max(last, 0) + 2))
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A window of the source text: `text == source.text[start:end]`."""
+
+    index: int
+    start: int
+    end: int
+    text: str

@@ -1,0 +1,42 @@
+"""PDF text, page by page, through pypdfium2 (PDFium: fast, permissive licence, page-level text)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from hti_git.errors import SourceError
+
+# PDF readers accept the header and the end marker within this many bytes of the file's edges.
+_MARKER_WINDOW = 1024
+
+
+def pdf_pages(path: Path, data: bytes) -> list[str]:
+    """Raw text of each page of the PDF `data` (read from `path`); SourceError when unreadable."""
+    if b"%PDF-" not in data[:_MARKER_WINDOW]:
+        raise SourceError(path, "not a PDF file (no %PDF- header)")
+    # PDFium silently rebuilds a truncated file from what is left, which would drop pages unseen.
+    if b"%%EOF" not in data[-_MARKER_WINDOW:]:
+        raise SourceError(path, "truncated or corrupt PDF (no %%EOF end marker)")
+    try:
+        doc = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise SourceError(path, "encrypted PDF (password required)") from None
+        raise SourceError(path, f"corrupt PDF ({exc})") from None
+    try:
+        pages = []
+        for index in range(len(doc)):
+            page = doc[index]
+            textpage = page.get_textpage()
+            try:
+                pages.append(textpage.get_text_range())
+            finally:
+                textpage.close()
+                page.close()
+        return pages
+    except pdfium.PdfiumError as exc:
+        raise SourceError(path, f"corrupt PDF ({exc})") from None
+    finally:
+        doc.close()

@@ -1,0 +1,1 @@
+"""Test helpers shared across the test suite and the benchmarks."""

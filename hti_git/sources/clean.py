@@ -7,7 +7,8 @@ Rules, each removing only what a download adds, never document wording:
   `Table of Contents` running links (the first one is kept: it may be the real heading);
 - running headers/footers: a line seen near the top or bottom of a page and on most pages
   (digits ignored, so `Page 3 of 10` matches `Page 4 of 10`); its first occurrence is kept;
-- bare page-number lines (`3`, `- 3 -`, `Page 3 of 10`) at a page's edge or next to removed lines;
+- bare page-number lines (`3`, `- 3 -`, `Page 3 of 10`) as a page's first or last line, or next to
+  a removed header or banner;
 - hyphenation split across a line end (`agree-\\nment` -> `agreement`), lowercase on both sides,
   unless the hyphen is real (`non-\\nexclusive`, or the hyphenated word occurs elsewhere);
 - runs of blank lines collapse to one blank line.
@@ -116,7 +117,8 @@ def _normalise_chars(page: str) -> str:
 def _drop_artifact_lines(page_lines: list[list[str]]) -> list[list[str]]:
     """Remove banner, running header/footer and page-number lines; keep everything else."""
     drop = [[False] * len(lines) for lines in page_lines]
-    edges = [_edge_indexes(lines) for lines in page_lines]
+    edges = [_edge_indexes(lines, EDGE) for lines in page_lines]
+    folio_lines = [_edge_indexes(lines, 1) for lines in page_lines]
     running = _running_lines(page_lines, edges)
     seen_running: set[str] = set()
     toc_seen = False
@@ -134,7 +136,7 @@ def _drop_artifact_lines(page_lines: list[list[str]]) -> list[list[str]]:
                 toc_seen = True
             elif _PAGE_NUMBER_ANYWHERE.fullmatch(stripped):
                 drop[p][i] = True
-            elif i in edges[p] and _PAGE_NUMBER.fullmatch(stripped):
+            elif i in folio_lines[p] and _PAGE_NUMBER.fullmatch(stripped):
                 drop[p][i] = True
             else:
                 key = _line_key(stripped)
@@ -149,9 +151,9 @@ def _drop_artifact_lines(page_lines: list[list[str]]) -> list[list[str]]:
     ]
 
 
-def _edge_indexes(lines: list[str]) -> set[int]:
+def _edge_indexes(lines: list[str], depth: int) -> set[int]:
     nonblank = [i for i, line in enumerate(lines) if line.strip()]
-    return set(nonblank[:EDGE]) | set(nonblank[-EDGE:])
+    return set(nonblank[:depth]) | set(nonblank[-depth:])
 
 
 def _line_key(stripped: str) -> str:
@@ -164,37 +166,54 @@ def _running_lines(page_lines: list[list[str]], edges: list[set[int]]) -> set[st
     if n < 3:
         return set()
     at_edge: set[str] = set()
-    pages_with: dict[str, int] = {}
+    numbers: dict[str, list[tuple[str, ...]]] = {}
     for lines, edge in zip(page_lines, edges, strict=True):
-        keys = set()
+        seen = set()
         for i, line in enumerate(lines):
             stripped = line.strip()
             if len(stripped) < 4 or _PAGE_NUMBER.fullmatch(stripped):
                 continue
             key = _line_key(stripped)
-            keys.add(key)
             if i in edge:
                 at_edge.add(key)
-        for key in keys:
-            pages_with[key] = pages_with.get(key, 0) + 1
+            if key not in seen:
+                seen.add(key)
+                numbers.setdefault(key, []).append(tuple(_DIGITS.findall(stripped)))
     need = max(3, math.ceil(n / 2))
-    return {key for key in at_edge if pages_with[key] >= need}
+    return {key for key in at_edge if len(numbers[key]) >= need and _numbers_like_a_folio(numbers[key])}
+
+
+def _numbers_like_a_folio(numbers: list[tuple[str, ...]]) -> bool:
+    """True if the digits in a repeated line are fixed except one counting up, like a page number.
+
+    "Clause 2.1 ... lot 2" on page 2 and "Clause 3.1 ... lot 3" on page 3 vary in two places:
+    that is numbered content, not a running header.
+    """
+    varying = [column for column in zip(*numbers, strict=True) if len(set(column)) > 1]
+    if not varying:
+        return True
+    if len(varying) > 1:
+        return False
+    values = [int(v) for v in varying[0]]
+    return all(a < b for a, b in zip(values, values[1:], strict=False))
 
 
 def _drop_numbers_beside_dropped(lines: list[str], drop: list[bool]) -> None:
-    """A bare number next to a removed header or banner is that page's number (EDGAR page joins)."""
-    changed = True
-    while changed:
-        changed = False
-        nonblank = [i for i, line in enumerate(lines) if line.strip()]
+    """A bare number next to a removed header or banner is a page number (EDGAR joins pages, so a
+    footer number and the next header number can sit together: up to two numbers in a row go)."""
+    nonblank = [i for i, line in enumerate(lines) if line.strip()]
+    number = {i for i in nonblank if _PAGE_NUMBER.fullmatch(lines[i].strip())}
+    anchors = {i for i in nonblank if drop[i] and i not in number}
+    for _ in range(2):
+        found = set()
         for k, i in enumerate(nonblank):
-            if drop[i] or not _PAGE_NUMBER.fullmatch(lines[i].strip()):
-                continue
-            before = nonblank[k - 1] if k > 0 else None
-            after = nonblank[k + 1] if k + 1 < len(nonblank) else None
-            if (before is not None and drop[before]) or (after is not None and drop[after]):
-                drop[i] = True
-                changed = True
+            if i in number and not drop[i]:
+                neighbours = nonblank[max(k - 1, 0):k] + nonblank[k + 1:k + 2]
+                if any(j in anchors for j in neighbours):
+                    found.add(i)
+        for i in found:
+            drop[i] = True
+        anchors = found
 
 
 def _join(page_lines: list[list[str]]) -> tuple[str, list[int]]:

@@ -1,0 +1,82 @@
+"""HTML ingestion: chrome and code dropped, entities decoded, blocks as lines, <pre> and tables kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from hti_git.sources import load_source
+from hti_git.sources.html import html_to_text
+
+PAGE = """<!DOCTYPE html>
+<html><head><title>Site title</title><style>p { color: red }</style>
+<script>var tracking = "do not index";</script></head>
+<body>
+<header>Site header</header>
+<nav><a href="/">Home</a> | <a href="/scripts">All scripts</a></nav>
+<noscript>Enable JavaScript</noscript>
+<h1>Supply   Agreement</h1>
+<p>Smith &amp; Sons&nbsp;Ltd agree to deliver
+   goods &lt;on time&gt; &#8212; always.</p>
+<div>First block</div><div>Second block<br>after a break</div>
+<h2>Prices</h2>
+<table><tr><th>Item</th><th>Price</th></tr><tr><td>Timber</td><td>&#36;10</td></tr></table>
+<pre>
+                    INT. KITCHEN - NIGHT
+
+          JOHN
+     (quietly)
+  Pass the salt.
+</pre>
+<footer>Copyright footer</footer>
+</body></html>
+"""
+
+
+@pytest.fixture
+def write(tmp_path):
+    def write(markup: str, name: str = "page.html"):
+        path = tmp_path / name
+        path.write_text(markup, encoding="utf-8")
+        return path
+
+    return write
+
+
+def test_html_page_text(write):
+    text = load_source(write(PAGE)).text
+    for gone in ("Site title", "color: red", "tracking", "Site header", "All scripts", "Enable JavaScript",
+                 "Copyright footer"):
+        assert gone not in text
+    assert "# Supply Agreement\n" in text
+    assert "Smith & Sons Ltd agree to deliver goods <on time> \u2014 always.\n" in text
+    assert "First block\nSecond block\nafter a break\n" in text
+    assert "## Prices\n" in text
+    assert "Item | Price\nTimber | $10\n" in text
+
+
+def test_pre_layout_is_verbatim(write):
+    text = load_source(write(PAGE)).text
+    assert "                    INT. KITCHEN - NIGHT\n\n          JOHN\n     (quietly)\n  Pass the salt.\n" in text
+
+
+def test_html_media_type_and_no_page_map(write):
+    source = load_source(write(PAGE))
+    assert source.media_type == "text/html"
+    assert source.page_starts == ()
+
+
+def test_css_page_breaks_let_cleaning_drop_running_headers(write):
+    page = "".join(
+        f'<p>Acme 10-K annual report</p><p>Item {n}. The {word} discussion.</p>'
+        f'<p align="center">{n}</p><hr style="page-break-after: always">'
+        for n, word in enumerate(["risk", "market", "legal", "audit"], 1)
+    )
+    text = load_source(write(f"<html><body>{page}</body></html>")).text
+    assert text.count("Acme 10-K annual report") == 1
+    assert "Item 3. The legal discussion." in text
+    assert "\n3\n" not in text
+
+
+def test_nested_tables_and_unclosed_tags():
+    html = "<table><tr><td>a<td>b<table><tr><td>x</td><td>y</td></tr></table><td>c</table><p>tail"
+    assert html_to_text(html).split() == ["a", "|", "b", "x", "|", "y", "|", "c", "tail"]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
@@ -39,7 +40,7 @@ class Settings:
     max_level_ups: int = 2  # branching budget
     max_text_bytes: int = 50_000_000
 
-    def with_overrides(self, **overrides: Any) -> "Settings":
+    def with_overrides(self, **overrides: Any) -> Settings:
         """A copy with every non-None override applied and validated."""
         given = {k: v for k, v in overrides.items() if v is not None}
         return _validated(dataclasses.replace(self, **given))
@@ -135,3 +136,39 @@ def load_settings(root: Path | None = None, env: Mapping[str, str] | None = None
     if env.get("HTI_METHOD"):
         overrides["method"] = env["HTI_METHOD"]
     return settings.with_overrides(**overrides)
+
+
+DEFAULT_CONFIG_TEXT = """\
+# hti-git settings for this index repository. Secrets never go here: the API key is read from
+# the environment variable named by api_key_env. Environment overrides: HTI_MODEL, OPENAI_BASE_URL,
+# HTI_METHOD; command-line flags override everything.
+
+# Compile method: auto (standard when a model endpoint is configured, else fast), fast or standard.
+method: auto
+
+# Model endpoint for the standard method and LLM navigation (any OpenAI-compatible server).
+provider: openai
+model:            # e.g. gpt-5-mini, or a local model name served by vLLM / Ollama / llama.cpp
+base_url:         # e.g. http://localhost:11434/v1 ; empty = OpenAI
+api_key_env: OPENAI_API_KEY
+temperature: 0.0
+max_output_tokens: 4096
+timeout: 120      # seconds per model call
+concurrency: 8    # model calls in flight at once
+max_retries: 5
+
+# Chunking (paper section 3.3): characters per chunk and overlap between neighbours.
+chunk_size: 30000
+chunk_overlap: 2000
+
+# Layout: most tokens on one page, most links on one category page.
+page_budget: 2000
+fanout: 12
+
+# Navigation budgets per question: pages read, and level-ups to try another branch.
+max_pages: 12
+max_level_ups: 2
+
+# Largest document text accepted, in bytes.
+max_text_bytes: 50000000
+"""

@@ -1,0 +1,283 @@
+"""The `hti-git` command: parse, call one library function, render. All printing lives here."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hti_git import __version__
+from hti_git.errors import HtiError
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class _Group(click.Group):
+    """Turns library errors into one-line messages and exit codes: no tracebacks for users."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except HtiError as exc:
+            click.echo(f"hti-git: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("hti-git: interrupted; nothing was committed", err=True)
+            ctx.exit(130)
+        except BrokenPipeError:
+            sys.stderr.close()
+            ctx.exit(1)
+
+
+def _emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False))
+
+
+def _repo(ctx: click.Context):
+    from hti_git.workspace import open_index
+
+    repo, settings = open_index(ctx.obj["dir"])
+    ctx.call_on_close(repo.close)
+    return repo, settings
+
+
+@click.group(cls=_Group, context_settings=CONTEXT)
+@click.option("-C", "directory", default=".", metavar="DIR", type=click.Path(file_okay=False),
+              help="Run as if hti-git was started in DIR (like git -C).")
+@click.version_option(__version__, prog_name="hti-git")
+@click.pass_context
+def main(ctx: click.Context, directory: str) -> None:
+    """Compile long documents once into a hierarchical plain-text index kept in Git,
+    then answer questions by navigating it.
+
+    \b
+    Quick start:
+      hti-git init idx && cd idx
+      hti-git compile contract.pdf
+      hti-git ask "Which state's law governs this agreement?"
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["dir"] = directory
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("directory", default=".", required=False, type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+def init(ctx: click.Context, directory: str, as_json: bool) -> None:
+    """Create (or adopt) an index repository in DIRECTORY.
+
+    Writes hti.yaml (commented settings), templates/ and .gitattributes and commits them.
+    Running it again changes nothing.
+
+    \b
+    Example:
+      hti-git init contracts-index
+    """
+    from hti_git.workspace import init_index
+
+    target = Path(ctx.obj["dir"]) / directory
+    result = init_index(target)
+    if as_json:
+        _emit_json(result)
+        return
+    verb = "Initialised new" if result["created_repository"] else "Adopted existing"
+    click.echo(f"{verb} index repository in {result['path']}")
+    if result["commit"]:
+        click.echo(f"Committed {len(result['added'])} file(s) on {result['branch']}: {result['commit'][:10]}")
+    else:
+        click.echo("Nothing to do: hti.yaml, templates/ and .gitattributes are already committed.")
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("files", nargs=-1, required=True)
+@click.option("--method", type=click.Choice(["auto", "fast", "standard"]), default=None,
+              help="Compile method (default from hti.yaml: auto = standard with a model, else fast).")
+@click.option("--doc", "doc_name", default=None, help="Index folder name (default: from the file name).")
+@click.option("--branch", default=None, help="Commit to this branch instead of the current one.")
+@click.option("--in-place", is_flag=True, help="A recompile under new settings commits on the current branch.")
+@click.option("--json", "as_json", is_flag=True, help="Print results as JSON (a list, one per document).")
+@click.pass_context
+def compile(ctx: click.Context, files: tuple[str, ...], method: str | None, doc_name: str | None,
+            branch: str | None, in_place: bool, as_json: bool) -> None:
+    """Compile documents into the index and commit each one.
+
+    Each document becomes a folder <doc>/ with index.md (root summary), category pages, subject
+    pages and source.txt. Re-running with unchanged input commits nothing; a recompile under a
+    different method, model or schema lands on a branch hti/<doc>/<label>.
+
+    \b
+    Example:
+      hti-git compile contract.txt
+      hti-git compile a.txt b.md --json
+    """
+    from hti_git.compile.pipeline import compile_path
+
+    repo, settings = _repo(ctx)
+    if doc_name and len(files) > 1:
+        raise click.UsageError("--doc names one document; pass a single file with it")
+    chosen = method or settings.resolved_method()
+    if chosen == "fast" and method is None and not as_json:
+        click.echo("No model endpoint configured: compiling with the offline 'fast' method "
+                   "(set OPENAI_API_KEY or HTI_MODEL to use 'standard').", err=True)
+    results, failures = [], []
+    for path in files:
+        try:
+            result = compile_path(repo, path, settings, method=chosen, doc=doc_name, branch=branch, in_place=in_place)
+        except HtiError as exc:
+            if len(files) == 1:
+                raise
+            failures.append({"source": path, "error": str(exc)})
+            if not as_json:
+                click.echo(f"failed     {path}: {exc}", err=True)
+            continue
+        results.append(result)
+        if not as_json:
+            click.echo(_compile_line(result))
+            if result.status == "branch":
+                click.echo(f"  review it: hti-git diff {repo.current_branch() or 'HEAD'} {result.branch}")
+    if as_json:
+        _emit_json([r.to_dict() for r in results] + [{"status": "failed", **f} for f in failures])
+    if failures:
+        if not as_json:
+            click.echo(f"{len(failures)} of {len(files)} document(s) failed:", err=True)
+            for f in failures:
+                click.echo(f"  {f['source']}: {f['error']}", err=True)
+        ctx.exit(1)
+
+
+def _compile_line(r) -> str:
+    if r.status == "unchanged":
+        return f"unchanged  {r.doc} (same source and settings; nothing to commit)"
+    where = f"{r.branch}@{r.commit[:10]}"
+    return (f"{'committed' if r.status == 'committed' else 'branch':<10} {r.doc}: {r.pages} pages, "
+            f"{r.subjects} subjects, {r.method}, {r.seconds:.2f}s -> {where}")
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("question")
+@click.option("--rev", default="HEAD", show_default=True, help="Ask the index as of this commit, branch or tag.")
+@click.option("--doc", "docs", multiple=True, help="Only this document (repeatable).")
+@click.option("--max-pages", type=int, default=None, help="Most pages read (default from hti.yaml: 12).")
+@click.option("--max-level-ups", type=int, default=None, help="Branching budget (default from hti.yaml: 2).")
+@click.option("--no-fallback", is_flag=True, help="Do not search source.txt when navigation misses.")
+@click.option("--trace", is_flag=True, help="Show every navigation step.")
+@click.option("--json", "as_json", is_flag=True, help="Print {answer, found, fallback, citations, usage, trace}.")
+@click.pass_context
+def ask(ctx: click.Context, question: str, rev: str, docs: tuple[str, ...], max_pages: int | None,
+        max_level_ups: int | None, no_fallback: bool, trace: bool, as_json: bool) -> None:
+    """Answer QUESTION by navigating the index at a revision (no checkout needed).
+
+    \b
+    Example:
+      hti-git ask "Which state's law governs this agreement?"
+      hti-git ask --rev HEAD~1 --json "Who are the parties?"
+    """
+    from hti_git.query.lexical_nav import ask_fast
+
+    repo, settings = _repo(ctx)
+    snapshot = repo.snapshot(rev)
+    answer = ask_fast(
+        snapshot, question, list(docs) or None,
+        max_pages=max_pages or settings.max_pages,
+        max_level_ups=settings.max_level_ups if max_level_ups is None else max_level_ups,
+        use_fallback=not no_fallback,
+    )
+    if as_json:
+        _emit_json(answer.to_dict())
+        return
+    if trace:
+        for step in answer.trace:
+            click.echo(click.style(f"  {step.action:<9} {step.page}  score={step.score:g} {step.note}", dim=True), err=True)
+    click.echo(answer.answer if answer.found else "Not found in the index or the source.")
+    if answer.citations:
+        click.echo("")
+        label = "Citations (fallback: read from source.txt)" if answer.fallback else "Citations"
+        click.echo(f"{label}:")
+        for i, c in enumerate(answer.citations, 1):
+            pages = f", p. {', '.join(map(str, c.pages))}" if c.pages else ""
+            click.echo(f"  [{i}] {c.page}  {c.source_link}  (chars {c.start}-{c.end}{pages})")
+    u = answer.usage
+    click.echo(f"\nCost: {u['calls']} model calls, {u['input_tokens']} input / {u['output_tokens']} output tokens "
+               f"({answer.method}, at {rev}{' ' + answer.commit[:10] if answer.commit else ''})")
+    if not answer.found:
+        ctx.exit(0)
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("path", required=False)
+@click.option("--rev", default="HEAD", show_default=True, help="Read the page at this revision.")
+@click.option("--raw", is_flag=True, help="Print the page's bytes including front-matter.")
+@click.pass_context
+def show(ctx: click.Context, path: str | None, rev: str, raw: bool) -> None:
+    """Print a page, or with no PATH the tree of every document's pages.
+
+    PATH is a repository path (a unique prefix of the document folder is enough).
+
+    \b
+    Example:
+      hti-git show
+      hti-git show slingerbag/index.md
+      hti-git show --rev HEAD~1 contract/clauses/index.md
+    """
+    from hti_git.index.tree import page_tree, resolve_page_path
+
+    repo, _ = _repo(ctx)
+    snapshot = repo.snapshot(rev)
+    if path is None:
+        docs = snapshot.docs()
+        if not docs:
+            click.echo("No documents compiled yet. Try: hti-git compile FILE")
+            return
+        for doc in docs:
+            for row in page_tree(snapshot, doc):
+                indent = "  " * row["depth"]
+                click.echo(f"{indent}{row['title']}  ({row['path']})")
+        return
+    page_path = resolve_page_path(snapshot, path)
+    if raw:
+        click.echo(snapshot.read_bytes(page_path).decode("utf-8"), nl=False)
+    else:
+        click.echo(snapshot.page(page_path).body, nl=False)
+
+
+@main.command(name="ls", context_settings=CONTEXT)
+@click.option("--rev", default="HEAD", show_default=True, help="List documents at this revision.")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@click.pass_context
+def ls_command(ctx: click.Context, rev: str, as_json: bool) -> None:
+    """List compiled documents: pages, method, model and source hash.
+
+    \b
+    Example:
+      hti-git ls
+      hti-git ls --rev main~3 --json
+    """
+    from hti_git.index.tree import list_documents
+
+    repo, _ = _repo(ctx)
+    rows = list_documents(repo.snapshot(rev))
+    if as_json:
+        _emit_json(rows)
+        return
+    if not rows:
+        click.echo("No documents compiled yet. Try: hti-git compile FILE")
+        return
+    width = max(len(r["doc"]) for r in rows)
+    click.echo(f"{'DOCUMENT':<{width}}  {'PAGES':>5}  {'METHOD':<8}  {'MODEL':<12}  SOURCE SHA256")
+    for r in rows:
+        sha = (r["source_sha256"] or "").removeprefix("sha256:")[:12]
+        click.echo(f"{r['doc']:<{width}}  {r['pages']:>5}  {r['method'] or '-':<8}  {r['model'] or '-':<12}  {sha}")
+
+
+def run() -> None:  # pragma: no cover - console entry for `python -m hti_git`
+    main(prog_name="hti-git", windows_expand_args=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    os.environ.setdefault("PYTHONIOENCODING", "utf-8")
+    run()

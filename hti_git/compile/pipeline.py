@@ -1,0 +1,203 @@
+"""One compile, end to end: source -> record -> pages -> one commit (or nothing, if unchanged)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from hti_git import FORMAT_VERSION, __version__
+from hti_git.compile.fast import compile_fast
+from hti_git.config import Settings
+from hti_git.errors import UsageError
+from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LayoutOptions, build_pages
+from hti_git.index.model import Record
+from hti_git.index.slug import doc_slug, slugify
+from hti_git.sources import SourceText, load_source
+from hti_git.store import IndexRepo
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class CompileResult:
+    """What one document's compile did, for the CLI to render as text or JSON."""
+
+    doc: str
+    source: str
+    method: str
+    status: str  # committed | unchanged | branch
+    commit: str | None = None
+    branch: str | None = None
+    pages: int = 0
+    subjects: int = 0
+    seconds: float = 0.0
+    usage: dict[str, int] = field(default_factory=dict)
+    changed: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def canonical_sha256(value: Any) -> str:
+    """'sha256:<hex>' of the canonical JSON of `value` (sorted keys, compact)."""
+    data = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def schema_of(record: Record) -> dict[str, Any]:
+    """The schema a record follows: its categories (nested) and the fields their subjects record."""
+
+    def category(c) -> dict[str, Any]:
+        names: list[str] = []
+        for s in c.subjects:
+            for name in s.fields:
+                if name not in names:
+                    names.append(name)
+        out: dict[str, Any] = {"name": c.name, "slug": c.slug, "fields": names}
+        if c.children:
+            out["categories"] = [category(k) for k in c.children]
+        return out
+
+    return {"categories": [category(c) for c in record.categories]}
+
+
+def _dump_yaml(value: Any) -> bytes:
+    import io
+
+    yaml = YAML(typ="rt", pure=True)
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    buf = io.StringIO()
+    yaml.dump(value, buf)
+    return buf.getvalue().encode("utf-8")
+
+
+def method_identity(method: str, settings: Settings) -> dict[str, Any]:
+    """Everything besides the source that decides a compile's output; differing -> new branch."""
+    identity: dict[str, Any] = {
+        "method": method,
+        "layout": {"page_budget": settings.page_budget, "fanout": settings.fanout},
+    }
+    if method == "standard":
+        identity["model"] = {
+            "provider": settings.provider,
+            "name": settings.model,
+            "temperature": settings.temperature,
+            "max_output_tokens": settings.max_output_tokens,
+        }
+        identity["layout"].update(chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap)
+    return identity
+
+
+def provenance_for(source: SourceText, identity: dict[str, Any], schema_sha: str, usage: dict[str, int]) -> dict[str, Any]:
+    return {
+        "format": FORMAT_VERSION,
+        "hti_git": __version__,
+        "source": {
+            "name": source.name,
+            "media_type": source.media_type,
+            "sha256": "sha256:" + source.sha256,
+            "raw_sha256": "sha256:" + source.raw_sha256,
+            "bytes": source.raw_bytes,
+            "chars": len(source.text),
+            "pages": source.page_count,
+        },
+        **identity,
+        "schema_sha256": schema_sha,
+        "prompts": {},
+        "usage": usage,
+    }
+
+
+def compile_path(
+    repo: IndexRepo,
+    path: str | Path,
+    settings: Settings,
+    *,
+    method: str | None = None,
+    doc: str | None = None,
+    branch: str | None = None,
+    in_place: bool = False,
+    progress: Progress | None = None,
+    before_ref_move: Callable[[], None] | None = None,
+) -> CompileResult:
+    """Compile the document at `path` into the index repository and commit it."""
+    started = time.perf_counter()
+    note = progress or (lambda _msg: None)
+    if repo.bare:
+        raise UsageError("cannot compile into a bare repository; use a clone with a working tree")
+    method = method or settings.resolved_method()
+    if method == "standard":
+        raise UsageError("the 'standard' method is not available in this build yet; use --method fast")
+    note("reading source")
+    source = load_source(path, settings.max_text_bytes)
+    doc = slugify(doc, 80) if doc else doc_slug(source.name)
+    identity = method_identity(method, settings)
+
+    head = repo.snapshot("HEAD")
+    existing = head.page(f"{doc}/{INDEX_FILE}").meta.get("provenance", {}) if head.exists(f"{doc}/{INDEX_FILE}") else None
+    same_identity = existing is not None and {k: existing.get(k) for k in identity} == identity
+    same_source = existing is not None and existing.get("source", {}).get("sha256") == "sha256:" + source.sha256
+    result = CompileResult(doc=doc, source=str(path), method=method, status="unchanged")
+    if same_identity and same_source and existing.get("format") == FORMAT_VERSION and not branch:
+        result.seconds = round(time.perf_counter() - started, 3)
+        return result
+
+    note(f"compiling {doc} ({method})")
+    record = compile_fast(source)
+    usage = {"calls": 0, "cached_calls": 0, "input_tokens": 0, "output_tokens": 0}
+    schema = schema_of(record)
+    schema_sha = canonical_sha256(schema)
+    provenance = provenance_for(source, identity, schema_sha, usage)
+    pages = build_pages(doc, record, source, provenance, LayoutOptions(settings.page_budget, settings.fanout))
+    files = {p.path: p.render() for p in pages}
+    files[f"{doc}/{SOURCE_FILE}"] = source.text.encode("utf-8")
+    files[f"{doc}/{SCHEMA_FILE}"] = _dump_yaml({"hti": FORMAT_VERSION, "method": method, **schema})
+
+    target_branch = branch
+    if target_branch is None and existing is not None and not same_identity and not in_place:
+        target_branch = f"hti/{doc}/{slugify(method, 20)}-{schema_sha.split(':')[1][:8]}"
+    trailers = {
+        "HTI-Doc": doc,
+        "HTI-Method": method,
+        "HTI-Model": identity.get("model", {}).get("name") or "none",
+        "HTI-Source-SHA256": source.sha256,
+        "HTI-Schema": schema_sha,
+        "HTI-Pages": str(len(pages)),
+        "HTI-Calls": str(usage["calls"]),
+        "HTI-Tokens-In": str(usage["input_tokens"]),
+        "HTI-Tokens-Out": str(usage["output_tokens"]),
+    }
+    verb = "Recompile" if existing is not None else "Compile"
+    message = f"{verb} {doc} ({method})\n\nSource: {source.name}, {len(source.text):,} chars; {len(pages)} pages."
+    note("committing")
+    with repo.lock():
+        current = repo.current_branch()
+        on_current = target_branch is None or target_branch == current
+        commit = repo.commit(
+            files,
+            message,
+            trailers,
+            branch=target_branch,
+            replace_dirs=(doc,),
+            require_clean=(doc,) if on_current else (),
+            before_ref_move=before_ref_move,
+        )
+    result.commit = commit.sha
+    result.branch = commit.branch
+    result.status = "unchanged" if commit.sha is None else ("committed" if on_current else "branch")
+    result.pages = len(pages)
+    result.subjects = sum(1 for p in pages if p.kind == "subject" and "continues" not in p.meta)
+    result.changed = len(commit.changed)
+    result.usage = usage
+    result.warnings = list(source.warnings)
+    result.seconds = round(time.perf_counter() - started, 3)
+    return result

@@ -1,0 +1,240 @@
+"""Find a document's own structure without a model: headings, sections, passages, names.
+
+Everything here returns spans into the source text; nothing is rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+_SMALL_WORDS = {"of", "and", "to", "the", "in", "for", "or", "on", "by", "a", "an", "with", "as", "at", "its"}
+
+_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(\S[^\n]{0,150})$", re.M)
+_ARTICLE = re.compile(
+    r"(?:(?<=^)|(?<=\s))(ARTICLE|Article)[ \t]+([IVXLC]{1,6}|\d{1,2})\b[.:]?[ \t]*"
+    r"(?:[-–—][ \t]*)?((?:[A-Z][A-Z'’&,\-]*[ \t]?){0,10})",
+    re.M,
+)
+_SECTION_WORD = re.compile(r"^[ \t]*(?:SECTION|Section)[ \t]+(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+([^\n]{2,100})$", re.M)
+# "2.2 Incentive Plans. The Consultant ..." - a number, Title Case words, a full stop.
+_NUMBERED_INLINE = re.compile(
+    r"(?:(?<=^)|(?<=\n)|(?<=[.:;]\s)|(?<=\s\s)|(?<=\]\s)|(?<=^\s)|(?<=\d\s)|(?<=[A-Z][A-Z]\s))"
+    r"(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+"
+    r"((?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)"
+    r"(?:[ \t,]+(?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)){0,9})\.(?=\s)",
+    re.M,
+)
+_NUMBERED_LINE = re.compile(r"^[ \t]*(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+([A-Z][^\n]{2,90})$", re.M)
+_CAPS_LINE = re.compile(r"^[ \t]*([A-Z][A-Z0-9 ,.'’&()\-:]{3,80})[ \t]*$", re.M)
+_SCENE = re.compile(r"^[ \t]*((?:\d+[ \t]+)?(?:INT\.|EXT\.|INT/EXT\.?|I/E\.?)[^\n]{2,100})$", re.M)
+_CUE = re.compile(r"^[ \t]{2,}([A-Z][A-Z .'\-]{1,30})(?:[ \t]*\((?:V\.O\.|O\.S\.|CONT'D|O\.C\.)\))?[ \t]*$", re.M)
+_DEFINED = re.compile(r"[(\s][\"“]([A-Z][^\"”\n]{1,60}?)[\"”]")
+_PROPER = re.compile(r"\b([A-Z][a-z]+(?:[ \t]+(?:[A-Z][a-z]+|of|de|van|von))*(?:[ \t]+[A-Z][a-z]+)?)\b")
+_SENTENCE_END = re.compile(r"(?<=[.;:!?])[\"”)]?\s+(?=[\"“(\[]?[A-Z0-9])")
+
+
+@dataclass
+class Heading:
+    """A heading found in the text: where it starts, its title, its nesting level."""
+
+    start: int
+    end: int  # end of the heading text itself
+    title: str
+    level: int
+    number: str = ""
+
+
+@dataclass
+class Section:
+    """A unit of text under one heading: [start, end) in the source, with its heading path."""
+
+    title: str
+    start: int
+    end: int
+    level: int
+    number: str = ""
+    parents: list[str] = field(default_factory=list)
+    parent_starts: list[int] = field(default_factory=list)
+
+
+def _roman(value: str) -> int | None:
+    numerals = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+    if not value or any(c not in numerals for c in value):
+        return None
+    total = 0
+    for a, b in zip(value, value[1:] + " "):
+        v = numerals[a]
+        total += -v if b in numerals and numerals[b] > v else v
+    return total
+
+
+def find_headings(text: str) -> list[Heading]:
+    """Headings of every style we know, deduplicated by start offset, in document order."""
+    found: dict[int, Heading] = {}
+
+    def add(h: Heading) -> None:
+        if h.start not in found or found[h.start].level > h.level:
+            found[h.start] = h
+
+    for m in _MD_HEADING.finditer(text):
+        add(Heading(m.start(), m.end(), m.group(2).strip(" #"), len(m.group(1))))
+    for m in _ARTICLE.finditer(text):
+        if m.group(1) == "Article" and m.start() > 0 and text[m.start() - 1] != "\n":
+            continue
+        num = m.group(2)
+        title = f"{m.group(1).title()} {num} {m.group(3).strip().title()}".strip()
+        add(Heading(m.start(), m.end(), title, 1, str(_roman(num) or num)))
+    for m in _SECTION_WORD.finditer(text):
+        num = m.group(1)
+        add(Heading(m.start(1) - len("Section "), m.end(), f"Section {num} {m.group(2).strip()}"[:100], 1 + num.count("."), num))
+    for m in _NUMBERED_INLINE.finditer(text):
+        num, title = m.group(1), m.group(2).strip()
+        if not _plausible_number(num) or title.split()[0].lower() in _SMALL_WORDS:
+            continue
+        add(Heading(m.start(), m.end(), f"{num} {title}", 1 + num.count("."), num))
+    for m in _NUMBERED_LINE.finditer(text):
+        num, title = m.group(1), m.group(2).strip()
+        if not _plausible_number(num) or len(title) > 90 or title.endswith((",", ";")):
+            continue
+        if m.start(1) in found:
+            continue
+        add(Heading(m.start(1), m.end(), f"{num} {title}"[:100], 1 + num.count("."), num))
+    for m in _SCENE.finditer(text):
+        add(Heading(m.start(1), m.end(), m.group(1).strip(), 1))
+    for m in _CAPS_LINE.finditer(text):
+        title = m.group(1).strip()
+        words = re.findall(r"[A-Z]{2,}", title)
+        if len(words) < 1 or len(title) < 5 or not any(len(w) > 3 for w in words):
+            continue
+        if m.start(1) in found:
+            continue
+        add(Heading(m.start(1), m.end(), title.title(), 1))
+    return [found[k] for k in sorted(found)]
+
+
+def _plausible_number(num: str) -> bool:
+    parts = num.split(".")
+    return 0 < int(parts[0]) <= 60 and all(int(p) <= 60 for p in parts[1:] if p)
+
+
+def find_sections(text: str, headings: list[Heading] | None = None) -> list[Section]:
+    """Split the text at its headings into consecutive sections covering all of it.
+
+    Text before the first heading becomes a 'Preamble' section. A heading's section runs to the
+    next heading of any level; its `parents` are the titles of the enclosing higher-level headings.
+    """
+    headings = find_headings(text) if headings is None else headings
+    sections: list[Section] = []
+    first = headings[0].start if headings else len(text)
+    if text[:first].strip():
+        sections.append(Section("Preamble", _skip_space(text, 0), first, 1))
+    stack: list[Heading] = []
+    for i, h in enumerate(headings):
+        end = headings[i + 1].start if i + 1 < len(headings) else len(text)
+        while stack and stack[-1].level >= h.level:
+            stack.pop()
+        sections.append(
+            Section(h.title, h.start, _trim_end(text, h.start, end), h.level, h.number,
+                    [p.title for p in stack], [p.start for p in stack])
+        )
+        stack.append(h)
+    return [s for s in sections if s.end > s.start]
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i
+
+
+def _trim_end(text: str, start: int, end: int) -> int:
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def split_passages(text: str, start: int, end: int, max_chars: int = 700) -> list[tuple[int, int]]:
+    """Spans of the paragraphs in text[start:end]; long paragraphs split at sentence ends."""
+    spans: list[tuple[int, int]] = []
+    for m in re.finditer(r"[^\n]+(?:\n(?!\s*\n)[^\n]+)*", text[start:end]):
+        p_start, p_end = start + m.start(), start + m.end()
+        while p_start < p_end and text[p_start].isspace():
+            p_start += 1
+        while p_end > p_start and text[p_end - 1].isspace():
+            p_end -= 1
+        if p_end <= p_start:
+            continue
+        if p_end - p_start <= max_chars:
+            spans.append((p_start, p_end))
+            continue
+        piece_start = p_start
+        cut_points = [p_start + s.start() for s in _SENTENCE_END.finditer(text[p_start:p_end])]
+        last_cut = p_start
+        for cut in cut_points + [p_end]:
+            if cut - piece_start > max_chars and last_cut > piece_start:
+                spans.append(_strip(text, piece_start, last_cut))
+                piece_start = _skip_space(text, last_cut)
+            last_cut = cut
+        while p_end - piece_start > max_chars * 2:  # no sentence breaks at all: cut at spaces
+            cut = text.rfind(" ", piece_start, piece_start + max_chars)
+            cut = cut if cut > piece_start else piece_start + max_chars
+            spans.append(_strip(text, piece_start, cut))
+            piece_start = _skip_space(text, cut)
+        if p_end > piece_start:
+            spans.append(_strip(text, piece_start, p_end))
+    return [s for s in spans if s[1] > s[0]]
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def first_sentence(text: str, max_chars: int = 220) -> str:
+    """The first sentence of `text`, shortened at a word boundary to `max_chars`."""
+    flat = " ".join(text.split())
+    m = _SENTENCE_END.search(flat)
+    sentence = flat[: m.start()] if m else flat
+    if len(sentence) > max_chars:
+        cut = sentence.rfind(" ", 0, max_chars - 1)
+        sentence = sentence[: cut if cut > 0 else max_chars - 1].rstrip(",;: ") + "…"
+    return sentence
+
+
+def defined_terms(text: str) -> dict[str, list[int]]:
+    """Quoted defined terms ("Licensee", “Effective Date”) -> offsets where each is defined."""
+    terms: dict[str, list[int]] = {}
+    for m in _DEFINED.finditer(text):
+        term = " ".join(m.group(1).split())
+        if len(term) < 2 or term.endswith((".", ",")) or len(term.split()) > 6:
+            continue
+        terms.setdefault(term, []).append(m.start(1) - 1)
+    return terms
+
+
+def scene_headings(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(1), m.end(1), m.group(1).strip()) for m in _SCENE.finditer(text)]
+
+
+def character_cues(text: str) -> Counter:
+    """Screenplay character names from indented all-caps cue lines, with counts."""
+    return Counter(m.group(1).strip() for m in _CUE.finditer(text))
+
+
+def proper_names(text: str, min_count: int = 3, limit: int = 60) -> list[tuple[str, int]]:
+    """Recurring capitalised names that are not just sentence-initial words."""
+    counts: Counter = Counter()
+    for m in _PROPER.finditer(text):
+        name = m.group(1)
+        before = text[max(0, m.start() - 2): m.start()]
+        if len(name) < 3 or (before.strip() in (".", "!", "?", "") and " " not in name and m.start() > 0 and "\n" in before):
+            continue
+        counts[name] += 1
+    common = {"The", "This", "That", "Such", "Any", "All", "Each", "If", "In", "No", "Upon", "For", "Section", "Article", "Agreement"}
+    ranked = [(n, c) for n, c in counts.most_common() if c >= min_count and n.split()[0] not in common]
+    return ranked[:limit]

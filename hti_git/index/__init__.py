@@ -1,0 +1,1 @@
+"""The index: its values (record, subjects, spans), its pages and their layout."""

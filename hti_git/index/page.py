@@ -1,0 +1,112 @@
+"""A page: YAML front-matter (the facts) + a Markdown body (the same facts, for people).
+
+Front-matter is the source of truth that navigation, diff and verify read; the body is rendered
+from it so pages read well on GitHub. Rendering is deterministic: the same page gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from hti_git.errors import PageFormatError
+
+FENCE = "---\n"
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt", pure=True)
+    yaml.width = 4096  # never re-wrap values: a changed word must show as a one-line diff
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.default_flow_style = None
+    yaml.allow_unicode = True
+    return yaml
+
+
+_DUMPER = _yaml()
+_LOADER = YAML(typ="safe", pure=True)
+
+
+@dataclass
+class Page:
+    """A stored file of the index: its repository path, front-matter and Markdown body."""
+
+    path: str
+    meta: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+
+    @property
+    def kind(self) -> str:
+        return str(self.meta.get("kind", ""))
+
+    @property
+    def title(self) -> str:
+        return str(self.meta.get("title", ""))
+
+    @property
+    def summary(self) -> str:
+        return str(self.meta.get("summary", ""))
+
+    def render(self) -> bytes:
+        """The page's bytes: '---', YAML front-matter, '---', blank line, body."""
+        buf = io.StringIO()
+        _DUMPER.dump(_plain(self.meta), buf)
+        body = self.body.rstrip("\n") + "\n"
+        return (FENCE + buf.getvalue() + FENCE + "\n" + body).encode("utf-8")
+
+    def resolve(self, link: str) -> str:
+        """The repository path a relative link on this page points to (anchor dropped)."""
+        target = link.split("#", 1)[0]
+        return posixpath.normpath(posixpath.join(posixpath.dirname(self.path), target))
+
+    def links(self) -> list[dict[str, Any]]:
+        """The page's child links from front-matter (title, link, summary, kind)."""
+        return list(self.meta.get("children") or [])
+
+
+def parse_page(path: str, data: bytes | str) -> Page:
+    """Parse bytes produced by Page.render (or hand-edited in the same shape)."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    if not text.startswith(FENCE):
+        return Page(path=path, meta={}, body=text)
+    end = text.find("\n" + FENCE, len(FENCE) - 1)
+    if end == -1:
+        raise PageFormatError(f"{path}: front-matter is not closed by '---'")
+    try:
+        meta = _LOADER.load(text[len(FENCE): end + 1]) or {}
+    except YAMLError as exc:
+        raise PageFormatError(f"{path}: invalid front-matter ({str(exc).splitlines()[0]})") from None
+    if not isinstance(meta, dict):
+        raise PageFormatError(f"{path}: front-matter must be a mapping")
+    body = text[end + 1 + len(FENCE):]
+    return Page(path=path, meta=meta, body=body.removeprefix("\n"))
+
+
+def _plain(value: Any) -> Any:
+    """Tuples become lists and spans stay compact so the YAML dump is stable and readable."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [_plain(v) for v in value]
+        if items and all(isinstance(v, int) for v in items) and len(items) <= 4:
+            from ruamel.yaml.comments import CommentedSeq
+
+            seq = CommentedSeq(items)
+            seq.fa.set_flow_style()
+            return seq
+        if items and all(isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) for x in v) for v in items):
+            from ruamel.yaml.comments import CommentedSeq
+
+            outer = CommentedSeq()
+            for pair in items:
+                inner = CommentedSeq(pair)
+                inner.fa.set_flow_style()
+                outer.append(inner)
+            return outer
+        return items
+    return value

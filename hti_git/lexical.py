@@ -1,0 +1,86 @@
+"""Lexical scoring shared by the fast compile (keywords) and fast navigation (BM25)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each either few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just me more
+    most my myself no nor not now of off on once only or other our ours ourselves out over own same shall she
+    should so some such than that the their theirs them themselves then there these they this those through
+    to too under until up upon very was we were what when where which while who whom why will with would you
+    your yours yourself yourselves may must hereof herein hereto hereunder thereof therein whether within
+    without per one two three clause contract agreement party parties section""".split()
+)
+
+# Question boilerplate in CUAD-style prompts that says nothing about where the answer is.
+QUESTION_NOISE = frozenset(
+    "there provision provisions include includes including category categories describe details specify "
+    "specified specific state states question answer".split()
+)
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to match 'terminate', 'termination', 'terminated'."""
+    for suffix in ("ational", "ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ness", "ed", "es", "s", "e", "ly"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+    return word
+
+
+def terms(text: str, drop: frozenset[str] = STOPWORDS) -> list[str]:
+    """Stemmed content words of `text`, in order."""
+    return [stem(w) for w in _WORD.findall(text.lower()) if w not in drop and len(w) > 1]
+
+
+def question_terms(question: str) -> list[str]:
+    return terms(question, STOPWORDS | QUESTION_NOISE)
+
+
+class BM25:
+    """Okapi BM25 over a fixed collection of term lists (k1=1.2, b=0.75)."""
+
+    def __init__(self, docs: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75):
+        self.k1, self.b = k1, b
+        self.tfs = [Counter(d) for d in docs]
+        self.lengths = [len(d) for d in docs]
+        self.avgdl = (sum(self.lengths) / len(self.lengths)) if docs else 0.0
+        df: Counter = Counter()
+        for tf in self.tfs:
+            df.update(tf.keys())
+        n = len(docs)
+        self.idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+        self.n = n
+
+    def idf_of(self, term: str) -> float:
+        return self.idf.get(term, math.log(1 + (self.n + 0.5) / 0.5))
+
+    def score_terms(self, query: Iterable[str], tf: Counter, length: int) -> float:
+        score = 0.0
+        norm = self.k1 * (1 - self.b + self.b * length / self.avgdl) if self.avgdl else self.k1
+        for t in set(query):
+            f = tf.get(t, 0)
+            if f:
+                score += self.idf_of(t) * f * (self.k1 + 1) / (f + norm)
+        return score
+
+    def score(self, query: Iterable[str], i: int) -> float:
+        return self.score_terms(query, self.tfs[i], self.lengths[i])
+
+    def ceiling(self, query: Iterable[str]) -> float:
+        """Score of an ideal short passage holding each query term once: the scale for thresholds."""
+        return sum(self.idf_of(t) for t in set(query)) * (self.k1 + 1) / (1 + self.k1 * (1 - self.b))
+
+
+def keywords(doc_terms: list[str], model: BM25, k: int = 8) -> list[str]:
+    """The `k` most distinctive terms of one document against the collection (tf-idf)."""
+    tf = Counter(doc_terms)
+    ranked = sorted(tf, key=lambda t: (-tf[t] * model.idf_of(t), t))
+    return [t for t in ranked if not t.isdigit()][:k]

@@ -1,0 +1,243 @@
+"""`fast` answering: BM25 navigation down the index, extractive answers, source fallback.
+
+Navigation is best-first over links the reader has seen: each page read adds its children (scored
+by title, summary and keywords against the question) to a frontier; the reader opens the best one.
+Opening a link that is not a child of the current page is a level-up, and those are bounded (the
+branching budget), as is the total number of pages read.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+from hti_git.compile.structure import split_passages
+from hti_git.errors import UsageError
+from hti_git.index.layout import INDEX_FILE, SOURCE_FILE, LineMap
+from hti_git.index.page import Page
+from hti_git.lexical import BM25, question_terms, terms
+from hti_git.query.answer import Answer, Citation, Step
+from hti_git.store import Snapshot
+
+FOUND_RATIO = 0.28  # best passage score / ideal score needed to call something an answer
+STRONG_RATIO = 0.55  # a passage this good ends navigation early
+MAX_CITATIONS = 3
+
+
+@dataclass
+class _Candidate:
+    score: float
+    doc: str
+    page: str
+    start: int
+    end: int
+    text: str
+    pages: list[int]
+
+
+class _DocContext:
+    """Per-document statistics read once from source.txt at the revision."""
+
+    def __init__(self, snapshot: Snapshot, doc: str):
+        self.doc = doc
+        self.text = snapshot.read_text(f"{doc}/{SOURCE_FILE}")
+        self.passages = split_passages(self.text, 0, len(self.text))
+        self.model = BM25([terms(self.text[s:e]) for s, e in self.passages])
+        self._lines: LineMap | None = None
+
+    @property
+    def lines(self) -> LineMap:
+        if self._lines is None:
+            self._lines = LineMap(self.text)
+        return self._lines
+
+
+def ask_fast(
+    snapshot: Snapshot,
+    question: str,
+    docs: list[str] | None = None,
+    max_pages: int = 12,
+    max_level_ups: int = 2,
+    use_fallback: bool = True,
+) -> Answer:
+    """Answer `question` from the index at `snapshot` without a model."""
+    answer = Answer(question=question, answer="", found=False, rev=snapshot.rev, commit=snapshot.sha)
+    q = question_terms(question)
+    available = snapshot.docs()
+    if not available:
+        raise UsageError(f"no compiled documents at {snapshot.rev}; run 'hti-git compile FILE' first")
+    if docs:
+        unknown = [d for d in docs if d not in available]
+        if unknown:
+            raise UsageError(f"no document named {unknown[0]!r} at {snapshot.rev} (have: {', '.join(available)})")
+        candidates = docs
+    else:
+        candidates = _route(snapshot, q, available, answer)
+    if not q:
+        answer.answer = "not found: the question has no searchable words"
+        return answer
+
+    contexts = {d: _DocContext(snapshot, d) for d in candidates}
+    per_doc_pages = max(3, max_pages // len(candidates))
+    found: list[_Candidate] = []
+    for doc in candidates:
+        found += _navigate(snapshot, contexts[doc], q, per_doc_pages, max_level_ups, answer.trace)
+
+    best = max(found, key=lambda c: c.score, default=None)
+    ceiling = max((contexts[c.doc].model.ceiling(q) for c in found), default=1.0) or 1.0
+    if best is None or best.score / ceiling < FOUND_RATIO:
+        if use_fallback:
+            fallback = [c for doc in candidates for c in _search_source(contexts[doc], q)]
+            fb_best = max(fallback, key=lambda c: c.score, default=None)
+            if fb_best is not None and fb_best.score / (contexts[fb_best.doc].model.ceiling(q) or 1.0) >= FOUND_RATIO:
+                answer.fallback = True
+                answer.trace.append(Step(f"{fb_best.doc}/{SOURCE_FILE}", "fallback", round(fb_best.score, 3)))
+                found = fallback
+                best = fb_best
+            else:
+                best = None
+        else:
+            best = None
+    if best is None:
+        answer.answer = "not found"
+        answer.trace.append(Step("", "stop", 0.0, "nothing scored above the threshold"))
+        return answer
+
+    chosen = _pick(found, best)
+    answer.found = True
+    for c in chosen:
+        ctx = contexts[c.doc]
+        answer.citations.append(
+            Citation(c.doc, c.page, c.start, c.end, ctx.lines.lines(c.start, c.end), c.pages, c.text)
+        )
+    answer.answer = "\n\n".join(" ".join(c.text.split()) for c in chosen)
+    answer.trace.append(Step(chosen[0].page, "answer", round(best.score, 3)))
+    return answer
+
+
+def _route(snapshot: Snapshot, q: list[str], available: list[str], answer: Answer) -> list[str]:
+    """With several documents, keep those whose root page matches the question best."""
+    if len(available) == 1:
+        return available
+    roots = [snapshot.page(f"{d}/{INDEX_FILE}") for d in available]
+    texts = [terms(_page_text(r)) for r in roots]
+    model = BM25(texts)
+    scored = sorted(((model.score(q, i), d) for i, d in enumerate(available)), key=lambda x: (-x[0], x[1]))
+    keep = [d for s, d in scored if s >= scored[0][0] * 0.8][:2]
+    for s, d in scored:
+        answer.trace.append(Step(f"{d}/{INDEX_FILE}", "route", round(s, 3), "kept" if d in keep else "skipped"))
+    return keep
+
+
+def _page_text(page: Page) -> str:
+    parts = [page.title, page.summary]
+    for child in page.links():
+        parts += [child.get("title", ""), child.get("summary", ""), " ".join(child.get("keywords", []))]
+    return " ".join(parts)
+
+
+def _link_score(ctx: _DocContext, q: list[str], child: dict) -> float:
+    text = " ".join([child.get("title", ""), child.get("title", ""), child.get("summary", ""), " ".join(child.get("keywords", []))])
+    t = terms(text)
+    from collections import Counter
+
+    return ctx.model.score_terms(q, Counter(t), max(len(t), 1))
+
+
+def _navigate(snapshot: Snapshot, ctx: _DocContext, q: list[str], max_pages: int, max_level_ups: int, trace: list[Step]) -> list[_Candidate]:
+    root = f"{ctx.doc}/{INDEX_FILE}"
+    frontier: list[tuple[float, int, str, str]] = []  # (-score, order, path, parent path)
+    seen = {root}
+    order = 0
+    current = None
+    level_ups = 0
+    pages_read = 0
+    candidates: list[_Candidate] = []
+    next_path = root
+    parent_of: dict[str, str | None] = {root: None}
+    link_scores: dict[str, float] = {}
+    ceiling = ctx.model.ceiling(q) or 1.0
+    while next_path is not None and pages_read < max_pages:
+        page = snapshot.page(next_path)
+        pages_read += 1
+        par = parent_of.get(next_path)
+        action = "open" if current is None else ("descend" if par == current else ("jump" if par == parent_of.get(current) else "level-up"))
+        trace.append(Step(next_path, action, round(link_scores.get(next_path, 0.0), 3), page.title))
+        current = next_path
+        if page.kind == "subject":
+            found = _score_subject(ctx, q, page)
+            candidates += found
+            if found and max(c.score for c in found) / ceiling >= STRONG_RATIO:
+                break
+            if page.meta.get("continued"):
+                cont = page.resolve(page.meta["continued"])
+                if cont not in seen:
+                    seen.add(cont)
+                    order += 1
+                    heapq.heappush(frontier, (-1e9, order, cont, current))  # read on before leaving
+        for child in page.links():
+            path = page.resolve(child["link"])
+            if path in seen:
+                continue
+            seen.add(path)
+            order += 1
+            score = _link_score(ctx, q, child)
+            link_scores[path] = score
+            heapq.heappush(frontier, (-score, order, path, current))
+        next_path = None
+        while frontier:
+            neg, _, path, par = heapq.heappop(frontier)
+            if -neg <= 0.0:
+                break  # nothing left shares a word with the question: reading on is waste
+            # Descending (a child of this page) and jumping across (a sibling) are free;
+            # going back up to a branch seen higher in the tree spends the branching budget.
+            if par not in (current, parent_of.get(current)):
+                if level_ups >= max_level_ups:
+                    trace.append(Step(path, "skip", 0.0, "branching budget spent"))
+                    continue
+                level_ups += 1
+            next_path = path
+            parent_of[path] = par
+            break
+    return candidates
+
+def _score_subject(ctx: _DocContext, q: list[str], page: Page) -> list[_Candidate]:
+    from collections import Counter
+
+    title_terms = terms(page.title + " " + " ".join(page.meta.get("aliases", [])))
+    title_bonus = ctx.model.score_terms(q, Counter(title_terms), max(len(title_terms), 1)) * 0.3
+    out = []
+    for fld in page.meta.get("fields", []):
+        if fld.get("name") == "heading":
+            continue  # a bare heading names the place; the passages under it are the answer
+        for value in fld.get("values", []):
+            spans = value.get("spans") or []
+            if not spans or value.get("unverified"):
+                continue
+            start, end = spans[0][0], spans[-1][1]
+            t = terms(value["text"])
+            score = ctx.model.score_terms(q, Counter(t), max(len(t), 1)) + title_bonus
+            out.append(_Candidate(score, ctx.doc, page.path, start, end, value["text"], list(value.get("pages", []))))
+    return out
+
+
+def _search_source(ctx: _DocContext, q: list[str], k: int = MAX_CITATIONS) -> list[_Candidate]:
+    scored = sorted(((ctx.model.score(q, i), i) for i in range(len(ctx.passages))), key=lambda x: (-x[0], x[1]))[:k]
+    return [
+        _Candidate(s, ctx.doc, f"{ctx.doc}/{SOURCE_FILE}", ctx.passages[i][0], ctx.passages[i][1],
+                   ctx.text[ctx.passages[i][0]: ctx.passages[i][1]], [])
+        for s, i in scored if s > 0
+    ]
+
+
+def _pick(found: list[_Candidate], best: _Candidate) -> list[_Candidate]:
+    """The best passage plus close runners-up (distinct spans), in score order."""
+    ranked = sorted(found, key=lambda c: (-c.score, c.page, c.start))
+    out: list[_Candidate] = []
+    for c in ranked:
+        if c.score < best.score * 0.6 or len(out) >= MAX_CITATIONS:
+            break
+        if any(c.start < o.end and o.start < c.end for o in out):
+            continue
+        out.append(c)
+    return out

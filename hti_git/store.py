@@ -1,0 +1,514 @@
+"""The only module that talks to Git.
+
+Reads pages at any revision straight from Git objects (no checkout, works in bare repositories),
+and writes a compile as: all blobs and trees into the object database (in-process, no process per
+blob) -> one commit object -> compare-and-swap of the branch ref -> index and working tree synced
+for the paths that changed. Until the ref moves nothing visible has changed; a journal under
+`.git/hti/` lets the next run finish syncing the working tree if a process died after the move.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+
+import git
+from git.objects.fun import tree_to_stream
+from gitdb import IStream
+
+from hti_git.errors import DirtyTreeError, LockedError, NotARepositoryError, StoreError
+from hti_git.index.page import Page, parse_page
+
+ZERO_SHA = "0" * 40
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+BLOB_MODE = 0o100644
+TREE_MODE = 0o040000
+HTI_DIR = "hti"
+JOURNAL = "journal.json"
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """What a commit did: its sha (None when nothing changed), the branch and the changed paths."""
+
+    sha: str | None
+    branch: str
+    changed: tuple[str, ...]
+    created_branch: bool = False
+
+
+class Snapshot:
+    """The files of one commit, read lazily from Git objects and cached per path."""
+
+    def __init__(self, repo: git.Repo, commit: git.Commit | None, rev: str):
+        self._repo = repo
+        self.commit = commit
+        self.rev = rev
+        self.sha = commit.hexsha if commit is not None else None
+        self._pages: dict[str, Page] = {}
+        self._text: dict[str, str] = {}
+
+    def _item(self, path: str):
+        if self.commit is None:
+            return None
+        try:
+            return self.commit.tree / path
+        except KeyError:
+            return None
+
+    def exists(self, path: str) -> bool:
+        return self._item(path) is not None
+
+    def read_bytes(self, path: str) -> bytes:
+        """Raw bytes of a file at this revision."""
+        item = self._item(path)
+        if item is None or item.type != "blob":
+            raise StoreError(f"no file {path!r} at {self.rev}")
+        return item.data_stream.read()
+
+    def read_text(self, path: str) -> str:
+        if path not in self._text:
+            self._text[path] = self.read_bytes(path).decode("utf-8")
+        return self._text[path]
+
+    def page(self, path: str) -> Page:
+        """The parsed page at `path` (cached)."""
+        if path not in self._pages:
+            self._pages[path] = parse_page(path, self.read_bytes(path))
+        return self._pages[path]
+
+    def blob_shas(self, prefix: str = "") -> dict[str, str]:
+        """Every file under `prefix` mapped to its blob sha, without reading any blob."""
+        if self.commit is None:
+            return {}
+        tree = self.commit.tree
+        if prefix:
+            item = self._item(prefix.rstrip("/"))
+            if item is None or item.type != "tree":
+                return {}
+            tree = item
+        return {b.path: b.hexsha for b in tree.traverse() if b.type == "blob"}
+
+    def list_dir(self, path: str = "") -> list[tuple[str, str]]:
+        """(name, 'blob'|'tree') entries of a folder at this revision."""
+        tree = self.commit.tree if (self.commit is not None and not path) else self._item(path)
+        if tree is None or tree.type != "tree":
+            return []
+        return [(item.name, item.type) for item in tree]
+
+    def docs(self) -> list[str]:
+        """Folders at the top level that hold a compiled index (an index.md of kind 'root')."""
+        found = []
+        for name, kind in self.list_dir(""):
+            if kind == "tree" and self.exists(f"{name}/index.md") and self.exists(f"{name}/source.txt"):
+                found.append(name)
+        return sorted(found)
+
+
+class IndexRepo:
+    """An index repository: a Git repository (bare or not) plus hti-git's state in .git/hti/."""
+
+    def __init__(self, path: str | Path = ".", search_parent_directories: bool = True):
+        try:
+            self.repo = git.Repo(path, search_parent_directories=search_parent_directories)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise NotARepositoryError(
+                f"{Path(path).resolve()} is not a Git repository (run 'hti-git init' first)"
+            ) from None
+        self.bare = self.repo.bare
+        self.root = Path(self.repo.git_dir if self.bare else self.repo.working_tree_dir)
+        self.git_dir = Path(self.repo.git_dir)
+        self.hti_dir = self.git_dir / HTI_DIR
+
+    def close(self) -> None:
+        self.repo.close()
+
+    def __enter__(self) -> IndexRepo:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def resolve(self, rev: str = "HEAD") -> git.Commit | None:
+        """The commit `rev` names; None for HEAD of a repository without commits."""
+        try:
+            return self.repo.commit(rev)
+        except (git.BadName, ValueError, git.BadObject) as exc:
+            if rev == "HEAD" and not self.has_commits():
+                return None
+            raise StoreError(f"unknown revision {rev!r}") from exc
+
+    def snapshot(self, rev: str = "HEAD") -> Snapshot:
+        """The index as of `rev` (commit, branch, tag or expression like HEAD~2)."""
+        return Snapshot(self.repo, self.resolve(rev), rev)
+
+    def has_commits(self) -> bool:
+        try:
+            self.repo.head.commit  # noqa: B018
+            return True
+        except ValueError:
+            return False
+
+    def current_branch(self) -> str | None:
+        """The checked-out branch name, or None when HEAD is detached."""
+        try:
+            ref = self.repo.head.reference
+        except TypeError:
+            return None
+        return ref.name if ref.path.startswith("refs/heads/") else None
+
+    def branch_exists(self, name: str) -> bool:
+        return f"refs/heads/{name}" in {ref.path for ref in self.repo.branches}
+
+    def branch_sha(self, name: str) -> str | None:
+        try:
+            return self.repo.git.rev_parse("--verify", "-q", f"refs/heads/{name}")
+        except git.GitCommandError:
+            return None
+
+    def changed_paths(self, rev_a: str, rev_b: str, prefix: str = "") -> list[tuple[str, str]]:
+        """(status, path) for files that differ between two revisions, from tree shas alone."""
+        a, b = self.resolve(rev_a), self.resolve(rev_b)
+        args = ["-r", "--no-renames", "--name-status", a.hexsha if a else _empty_tree(self.repo), b.hexsha]
+        if prefix:
+            args += ["--", prefix]
+        out = self.repo.git.diff_tree(*args)
+        rows = []
+        for line in out.splitlines():
+            status, _, path = line.partition("\t")
+            rows.append((status, path))
+        return rows
+
+    def log(self, rev: str = "HEAD", paths: list[str] | None = None, max_count: int = 200) -> list[dict]:
+        """Commits reachable from `rev` (newest first) with their message trailers parsed."""
+        if self.resolve(rev) is None:
+            return []
+        rows = []
+        for c in self.repo.iter_commits(rev, paths=paths or [], max_count=max_count):
+            rows.append(
+                {
+                    "sha": c.hexsha,
+                    "date": c.committed_datetime.isoformat(),
+                    "author": c.author.name,
+                    "subject": c.summary,
+                    "trailers": parse_trailers(c.message),
+                }
+            )
+        return rows
+
+    # -- working tree state -----------------------------------------------------------------------
+
+    def dirty_paths(self, prefix: str) -> list[str]:
+        """Uncommitted (staged, unstaged or untracked) paths under `prefix` in the working tree."""
+        if self.bare:
+            return []
+        out = self.repo.git.status("--porcelain", "--untracked-files=all", "--", prefix)
+        return [line[3:] for line in out.splitlines() if line.strip()]
+
+    # -- locking -----------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self, timeout: float = 10.0) -> Iterator[None]:
+        """Exclusive lock for writers; waits up to `timeout` seconds, then raises LockedError.
+
+        flock is released by the kernel when the holder dies, so a crashed compile never leaves
+        a stale lock behind.
+        """
+        self.hti_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.hti_dir / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise LockedError(
+                            f"another hti-git process is writing to {self.root} "
+                            f"(waited {timeout:g}s); try again when it finishes"
+                        ) from None
+                    time.sleep(0.05)
+            self.recover()
+            yield
+        finally:
+            os.close(fd)
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def commit(
+        self,
+        files: dict[str, bytes],
+        message: str,
+        trailers: dict[str, str] | None = None,
+        branch: str | None = None,
+        replace_dirs: tuple[str, ...] = (),
+        remove: tuple[str, ...] = (),
+        require_clean: tuple[str, ...] = (),
+        before_ref_move: Callable[[], None] | None = None,
+    ) -> CommitResult:
+        """Commit `files` (path -> bytes) on `branch` (default: the current one) in one commit.
+
+        Folders in `replace_dirs` are replaced wholesale (stale pages vanish); paths in `remove`
+        are deleted. Returns sha None when the tree would not change. Call under `lock()`.
+        `before_ref_move` is a test seam for crash injection.
+        """
+        current = self.current_branch()
+        branch = branch or current
+        if branch is None:
+            raise StoreError("HEAD is detached; check out a branch or pass --branch")
+        for prefix in require_clean:
+            dirty = self.dirty_paths(prefix)
+            if dirty:
+                raise DirtyTreeError(
+                    f"{prefix} has uncommitted changes ({dirty[0]}{' ...' if len(dirty) > 1 else ''}); "
+                    "commit or discard them first"
+                )
+        old_sha = self.branch_sha(branch)
+        created = old_sha is None
+        if created and current is not None and branch != current and self.has_commits():
+            base = self.repo.head.commit  # a new branch starts from the checked-out commit
+        else:
+            base = self.repo.commit(old_sha) if old_sha else None
+        base_tree = base.tree if base is not None else None
+
+        builder = _TreeBuilder(self.repo, base_tree)
+        for d in replace_dirs:
+            builder.delete(d)
+        for path in remove:
+            builder.delete(path)
+        for path, data in sorted(files.items()):
+            builder.put(path, data)
+        tree_sha = builder.write()
+        if base_tree is not None and tree_sha == base_tree.hexsha:
+            return CommitResult(None, branch, (), False)
+
+        full_message = message.rstrip("\n") + "\n"
+        if trailers:
+            full_message += "\n" + "".join(f"{k}: {v}\n" for k, v in trailers.items())
+        new_commit = git.Commit.create_from_tree(
+            self.repo, tree_sha, full_message, parent_commits=[base] if base is not None else [], head=False
+        )
+        base_sha = base.hexsha if base is not None else None
+        changed = tuple(
+            path for _, path in self._diff_names(base_sha, new_commit.hexsha)
+        )
+        sync = (not self.bare) and branch == current
+        if sync:
+            self._write_journal({"branch": branch, "old": old_sha, "new": new_commit.hexsha, "paths": changed})
+        if before_ref_move is not None:
+            before_ref_move()
+        try:
+            self.repo.git.update_ref(
+                "-m", f"hti-git: {message.splitlines()[0]}", f"refs/heads/{branch}",
+                new_commit.hexsha, old_sha or ZERO_SHA,
+            )
+        except git.GitCommandError as exc:
+            self._clear_journal()
+            raise StoreError(f"branch {branch} moved while committing; nothing was changed ({exc.stderr.strip()})") from None
+        if sync:
+            self._sync_worktree(new_commit.hexsha, changed)
+            self._clear_journal()
+        return CommitResult(new_commit.hexsha, branch, changed, created)
+
+    def _diff_names(self, old: str | None, new: str) -> list[tuple[str, str]]:
+        out = self.repo.git.diff_tree("-r", "--no-renames", "--name-status", old or _empty_tree(self.repo), new)
+        return [tuple(line.split("\t", 1)) for line in out.splitlines() if line]
+
+    def _sync_worktree(self, commit_sha: str, paths: tuple[str, ...]) -> None:
+        """Make index and working tree match `commit_sha` for `paths` (all other paths untouched)."""
+        if not paths:
+            return
+        commit = self.repo.commit(commit_sha)
+        index_lines = []
+        for path in paths:
+            target = self.root / path
+            try:
+                blob = commit.tree / path
+            except KeyError:
+                blob = None
+            if blob is None:
+                index_lines.append(f"0 {ZERO_SHA}\t{path}")
+                with contextlib.suppress(FileNotFoundError):
+                    target.unlink()
+                _prune_empty_dirs(target.parent, self.root)
+            else:
+                index_lines.append(f"{blob.mode:o} {blob.hexsha}\t{path}")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                tmp = target.with_name(f".{target.name}.hti-tmp")
+                tmp.write_bytes(blob.data_stream.read())
+                os.replace(tmp, target)
+        self._git_input(["update-index", "--index-info"], "\n".join(index_lines) + "\n")
+        with contextlib.suppress(git.GitCommandError):
+            self.repo.git.update_index("-q", "--refresh")
+
+    def _git_input(self, args: list[str], text: str) -> None:
+        """Run one git command in this repository with `text` on its standard input."""
+        proc = subprocess.run(
+            [self.repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *args],
+            cwd=self.root, input=text.encode("utf-8"), capture_output=True,
+            env={**os.environ, "GIT_DIR": str(self.git_dir)},
+        )
+        if proc.returncode != 0:
+            raise StoreError(f"git {args[0]} failed: {proc.stderr.decode(errors='replace').strip()}")
+
+    def _write_journal(self, data: dict) -> None:
+        self.hti_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.hti_dir / (JOURNAL + ".tmp")
+        tmp.write_text(json.dumps(data, sort_keys=True))
+        os.replace(tmp, self.hti_dir / JOURNAL)
+
+    def _clear_journal(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            (self.hti_dir / JOURNAL).unlink()
+
+    def recover(self) -> bool:
+        """Finish or discard a compile that died around its ref move; True if there was one."""
+        path = self.hti_dir / JOURNAL
+        if not path.exists():
+            return False
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            self._clear_journal()
+            return True
+        if self.branch_sha(data["branch"]) == data["new"] and self.current_branch() == data["branch"]:
+            self._sync_worktree(data["new"], tuple(data["paths"]))
+        self._clear_journal()
+        return True
+
+
+class _TreeBuilder:
+    """Edits a base tree in memory, expanding only the folders it touches, then writes new trees."""
+
+    def __init__(self, repo: git.Repo, base: git.Tree | None):
+        self.repo = repo
+        self.root = self._load(base)
+
+    def _load(self, tree: git.Tree | None) -> dict:
+        entries: dict = {}
+        if tree is not None:
+            for item in tree:
+                entries[item.name] = ("tree" if item.type == "tree" else "blob", item.mode, item.binsha, item)
+        return entries
+
+    def _folder(self, parts: list[str], create: bool) -> dict | None:
+        node = self.root
+        for part in parts:
+            entry = node.get(part)
+            if isinstance(entry, dict):
+                node = entry
+                continue
+            if entry is not None and entry[0] == "tree":
+                expanded = self._load(entry[3])
+            elif create:
+                expanded = {}
+            else:
+                return None
+            node[part] = expanded
+            node = expanded
+        return node
+
+    def put(self, path: str, data: bytes) -> None:
+        parts = _split(path)
+        folder = self._folder(parts[:-1], create=True)
+        istream = self.repo.odb.store(IStream(b"blob", len(data), BytesIO(data)))
+        folder[parts[-1]] = ("blob", BLOB_MODE, istream.binsha, None)
+
+    def delete(self, path: str) -> None:
+        parts = _split(path.rstrip("/"))
+        folder = self._folder(parts[:-1], create=False)
+        if folder is not None:
+            folder.pop(parts[-1], None)
+
+    def write(self) -> str:
+        return self._write(self.root).hex()
+
+    def _write(self, node: dict) -> bytes:
+        entries = []
+        for name, entry in node.items():
+            if isinstance(entry, dict):
+                if not entry:
+                    continue  # Git has no empty folders
+                entries.append((self._write(entry), TREE_MODE, name))
+            else:
+                entries.append((entry[2], entry[1], name))
+        # Git orders tree entries as if folder names ended with '/'.
+        entries.sort(key=lambda e: e[2] + "/" if e[1] == TREE_MODE else e[2])
+        buf = BytesIO()
+        tree_to_stream(entries, buf.write)
+        data = buf.getvalue()
+        return self.repo.odb.store(IStream(b"tree", len(data), BytesIO(data))).binsha
+
+
+def _split(path: str) -> list[str]:
+    parts = path.split("/")
+    if not path or any(p in ("", ".", "..", ".git") for p in parts) or path.startswith("/"):
+        raise StoreError(f"refusing unsafe path {path!r}")
+    return parts
+
+
+def _prune_empty_dirs(folder: Path, root: Path) -> None:
+    while folder != root and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
+
+
+def _empty_tree(repo: git.Repo) -> str:
+    return EMPTY_TREE
+
+
+def parse_trailers(message: str) -> dict[str, str]:
+    """`Key: value` lines of the last paragraph of a commit message, when they all look so."""
+    paragraphs = [p for p in message.strip().split("\n\n") if p.strip()]
+    if len(paragraphs) < 2:
+        return {}
+    out: dict[str, str] = {}
+    for line in paragraphs[-1].splitlines():
+        key, sep, value = line.partition(": ")
+        if not sep or " " in key:
+            return {}
+        out[key] = value
+    return out
+
+
+def init_repository(path: str | Path, files: dict[str, bytes], message: str) -> tuple[IndexRepo, bool, CommitResult]:
+    """Create (or adopt) a Git repository at `path` and commit `files` that are absent there.
+
+    Existing files are never overwritten, so running it twice changes nothing.
+    Returns (repo, created, result).
+    """
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    created = False
+    try:
+        repo = git.Repo(path)
+    except git.InvalidGitRepositoryError:
+        repo = git.Repo.init(path, initial_branch="main")
+        created = True
+    repo.close()
+    index_repo = IndexRepo(path, search_parent_directories=False)
+    if index_repo.bare:
+        raise StoreError(f"{path} is a bare repository; run init in a clone with a working tree")
+    with index_repo.lock():
+        head = index_repo.snapshot("HEAD")
+        missing = {}
+        for rel, data in files.items():
+            on_disk = index_repo.root / rel
+            if head.exists(rel):
+                continue
+            missing[rel] = on_disk.read_bytes() if on_disk.exists() else data
+        result = CommitResult(None, index_repo.current_branch() or "main", ())
+        if missing:
+            result = index_repo.commit(missing, message)
+    return index_repo, created, result

@@ -1,0 +1,49 @@
+"""Create or open an index repository: Git repository + hti.yaml + templates + .gitattributes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import hti_git
+from hti_git.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT, Settings, load_settings
+from hti_git.store import IndexRepo, init_repository
+
+GITATTRIBUTES = "*.md diff=markdown\nsource.txt diff linguist-generated=false\n"
+
+
+def packaged_templates_dir() -> Path:
+    """Templates shipped in the wheel, or the repository's templates/ in an editable install."""
+    inside = Path(hti_git.__file__).parent / "templates"
+    return inside if inside.is_dir() else Path(hti_git.__file__).parent.parent / "templates"
+
+
+def init_files() -> dict[str, bytes]:
+    files = {CONFIG_FILE: DEFAULT_CONFIG_TEXT.encode("utf-8"), ".gitattributes": GITATTRIBUTES.encode("utf-8")}
+    folder = packaged_templates_dir()
+    if folder.is_dir():
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not path.name.startswith("."):
+                files[f"templates/{path.relative_to(folder).as_posix()}"] = path.read_bytes()
+    return files
+
+
+def init_index(path: str | Path) -> dict[str, Any]:
+    """Create (or adopt) an index repository at `path`; idempotent. Returns what was done."""
+    repo, created, result = init_repository(path, init_files(), "Initialise hti-git index repository")
+    try:
+        return {
+            "path": str(repo.root),
+            "created_repository": created,
+            "commit": result.sha,
+            "added": list(result.changed),
+            "branch": result.branch,
+        }
+    finally:
+        repo.close()
+
+
+def open_index(path: str | Path = ".") -> tuple[IndexRepo, Settings]:
+    """The index repository containing `path` and its settings."""
+    repo = IndexRepo(path)
+    return repo, load_settings(None if repo.bare else repo.root)

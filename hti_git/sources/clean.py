@@ -84,18 +84,21 @@ def split_pages(text: str) -> list[str]:
 
 def clean_text(text: str) -> str:
     """Clean a text without a page map (HTML, DOCX, plain text); form feeds still split pages."""
-    cleaned, _ = clean_pages(split_pages(text))
+    pages = split_pages(text)
+    # Without page breaks there is no page edge, so a number on the first or last line is content.
+    cleaned, _ = clean_pages(pages, edge_numbers=len(pages) > 1)
     return cleaned
 
 
-def clean_pages(pages: Sequence[str]) -> tuple[str, tuple[int, ...]]:
+def clean_pages(pages: Sequence[str], *, edge_numbers: bool = True) -> tuple[str, tuple[int, ...]]:
     """Clean page texts and join them; return the text and the offset where each page starts.
 
     The result ends with one newline (or is empty) and `len(starts) == len(pages)`; a page left
-    empty by cleaning starts where the next one does.
+    empty by cleaning starts where the next one does. `edge_numbers=False` keeps a bare number on a
+    page's first or last line.
     """
     page_lines = [_normalise_chars(page).split("\n") for page in pages]
-    page_lines = _drop_artifact_lines(page_lines)
+    page_lines = _drop_artifact_lines(page_lines, edge_numbers)
     text, starts = _join(page_lines)
     text, starts = _sub_tracked(_HYPHEN_EOL, _hyphen_joiner(text), text, starts)
     text, starts = _sub_tracked(_BLANK_RUN, lambda m: "\n\n", text, starts)
@@ -114,11 +117,11 @@ def _normalise_chars(page: str) -> str:
     return _TRAILING_SPACE.sub("", page)
 
 
-def _drop_artifact_lines(page_lines: list[list[str]]) -> list[list[str]]:
+def _drop_artifact_lines(page_lines: list[list[str]], edge_numbers: bool) -> list[list[str]]:
     """Remove banner, running header/footer and page-number lines; keep everything else."""
     drop = [[False] * len(lines) for lines in page_lines]
     edges = [_edge_indexes(lines, EDGE) for lines in page_lines]
-    folio_lines = [_edge_indexes(lines, 1) for lines in page_lines]
+    folio_lines = [_edge_indexes(lines, 1) if edge_numbers else set() for lines in page_lines]
     running = _running_lines(page_lines, edges)
     seen_running: set[str] = set()
     toc_seen = False

@@ -31,6 +31,13 @@ class SourceText:
     def page_count(self) -> int:
         return len(self.page_starts)
 
+    def page_span(self, page: int) -> tuple[int, int]:
+        """The [start, end) offsets of 1-based PDF page `page` in `text`; IndexError if out of range."""
+        if not 1 <= page <= len(self.page_starts):
+            raise IndexError(f"page {page} not in 1..{len(self.page_starts)}")
+        end = self.page_starts[page] if page < len(self.page_starts) else len(self.text)
+        return self.page_starts[page - 1], end
+
     def pages_for(self, start: int, end: int) -> list[int]:
         """1-based PDF page numbers that the span [start, end) touches; [] without a page map."""
         if not self.page_starts:

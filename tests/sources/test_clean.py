@@ -50,6 +50,11 @@ def test_numbers_inside_a_page_are_content():
     assert "\n3\n" in text and "\n12\n" in text
 
 
+def test_bare_number_ends_a_page_but_not_an_unpaged_text():
+    assert clean_pages(["The whole deal.\n1"]) == ("The whole deal.\n", (0,))
+    assert clean_text("The answer is\n\n42\n") == "The answer is\n\n42\n"
+
+
 def test_unambiguous_page_labels_go_anywhere():
     text = clean_text("Intro paragraph one.\nline two\nline three\nline four\n- 7 -\nmore text\nmore\nmore\nend\n")
     assert "- 7 -" not in text and "line four\nmore text" in text

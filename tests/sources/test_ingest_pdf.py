@@ -48,6 +48,11 @@ def test_page_k_starts_at_page_starts(make_pdf):
         assert source.text[start:].startswith(expected)
         at = source.text.index(f"The {part.lower()} terms")
         assert source.pages_for(at, at + 10) == [n]
+        start, end = source.page_span(n)
+        assert f"The {part.lower()} terms on page {n} are these." in source.text[start:end]
+    assert source.page_span(5)[1] == len(source.text)
+    with pytest.raises(IndexError):
+        source.page_span(6)
     span_start = source.text.index("The payment terms")
     span_end = source.text.index("The term terms") + 5
     assert source.pages_for(span_start, span_end) == [4, 5]

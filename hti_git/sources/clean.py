@@ -7,8 +7,8 @@ Rules, each removing only what a download adds, never document wording:
   `Table of Contents` running links (the first one is kept: it may be the real heading);
 - running headers/footers: a line seen near the top or bottom of a page and on most pages
   (digits ignored, so `Page 3 of 10` matches `Page 4 of 10`); its first occurrence is kept;
-- bare page-number lines (`3`, `- 3 -`, `Page 3 of 10`) as a page's first or last line, or next to
-  a removed header or banner;
+- bare page-number lines (`3`, `- 3 -`, `Page 3 of 10`) as a page's first or last line, next to
+  a removed header or banner, or counting up a page apart through the text (re-flowed EDGAR pages);
 - hyphenation split across a line end (`agree-\\nment` -> `agreement`), lowercase on both sides,
   unless the hyphen is real (`non-\\nexclusive`, or the hyphenated word occurs elsewhere);
 - runs of blank lines collapse to one blank line.
@@ -25,6 +25,8 @@ __all__ = ["clean_pages", "clean_text", "split_pages"]
 
 # Lines in the first/last EDGE non-blank lines of a page are where headers and footers live.
 EDGE = 3
+# Folios of re-flowed pages are at least this many non-blank lines apart; table cells are closer.
+FOLIO_GAP = 15
 
 _CHAR_FIXES = str.maketrans({
     "\r": "\n",
@@ -148,6 +150,7 @@ def _drop_artifact_lines(page_lines: list[list[str]], edge_numbers: bool) -> lis
                     seen_running.add(key)
     for p, lines in enumerate(page_lines):
         _drop_numbers_beside_dropped(lines, drop[p])
+    _drop_folio_runs(page_lines, drop)
     return [
         [line for line, gone in zip(lines, dropped, strict=True) if not gone]
         for lines, dropped in zip(page_lines, drop, strict=True)
@@ -217,6 +220,33 @@ def _drop_numbers_beside_dropped(lines: list[str], drop: list[bool]) -> None:
         for i in found:
             drop[i] = True
         anchors = found
+
+
+def _drop_folio_runs(page_lines: list[list[str]], drop: list[list[bool]]) -> None:
+    """Drop bare numbers that count up through the text a page apart (2 ... 3 ... 4): the folios of
+    an original whose pages were re-flowed into other pages, so they sit mid-page, even mid-sentence."""
+    chains: list[list[tuple[int, int, int, int]]] = []  # (value, position, page, line)
+    position = 0
+    for p, lines in enumerate(page_lines):
+        for i, line in enumerate(lines):
+            stripped = line.strip()
+            if not stripped or drop[p][i]:
+                continue
+            position += 1
+            if not stripped.isdigit() or len(stripped) > 4:
+                continue
+            value = int(stripped)
+            for chain in chains:
+                last_value, last_position = chain[-1][0], chain[-1][1]
+                if 1 <= value - last_value <= 2 and position - last_position >= FOLIO_GAP:
+                    chain.append((value, position, p, i))
+                    break
+            else:
+                chains.append([(value, position, p, i)])
+    for chain in chains:
+        if len(chain) >= 3:
+            for _, _, p, i in chain:
+                drop[p][i] = True
 
 
 def _join(page_lines: list[list[str]]) -> tuple[str, list[int]]:

@@ -55,6 +55,19 @@ def test_bare_number_ends_a_page_but_not_an_unpaged_text():
     assert clean_text("The answer is\n\n42\n") == "The answer is\n\n42\n"
 
 
+def test_folios_counting_up_mid_page_are_removed():
+    # An EDGAR text printed to PDF: the original page numbers land mid-page, even mid-sentence.
+    paragraphs = [f"Section {n}. The {GOODS[n]} clause.\n" + "\n".join(f"term {n}.{k} applies" for k in range(16))
+                  for n in range(1, 5)]
+    raw = "\n 2\n".join(paragraphs[:2]) + "\n 3\n" + paragraphs[2] + "\n 4\n" + paragraphs[3]
+    text = clean_text(raw)
+    assert "\n 2\n" not in text and "\n 3\n" not in text and "\n 4\n" not in text
+    assert "term 1.15 applies\nSection 2. The cement clause." in text
+    # Numbers close together are a table column, not folios.
+    table = "Qty\n1\n2\n3\n4\n"
+    assert clean_text(table) == table
+
+
 def test_unambiguous_page_labels_go_anywhere():
     text = clean_text("Intro paragraph one.\nline two\nline three\nline four\n- 7 -\nmore text\nmore\nmore\nend\n")
     assert "- 7 -" not in text and "line four\nmore text" in text

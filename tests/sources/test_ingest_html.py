@@ -80,3 +80,9 @@ def test_css_page_breaks_let_cleaning_drop_running_headers(write):
 def test_nested_tables_and_unclosed_tags():
     html = "<table><tr><td>a<td>b<table><tr><td>x</td><td>y</td></tr></table><td>c</table><p>tail"
     assert html_to_text(html).split() == ["a", "|", "b", "x", "|", "y", "|", "c", "tail"]
+
+
+def test_edgar_pre_filing_page_markers(write):
+    html = "<html><body><pre>\nDISTRIBUTOR AGREEMENT\n  1. Terms apply.\n\n&lt;PAGE&gt; 2\n  2. More terms.\n</pre></body></html>"
+    text = load_source(write(html)).text
+    assert text == "DISTRIBUTOR AGREEMENT\n  1. Terms apply.\n  2. More terms.\n"

@@ -75,8 +75,9 @@ class BM25:
         return self.score_terms(query, self.tfs[i], self.lengths[i])
 
     def ceiling(self, query: Iterable[str]) -> float:
-        """Score of an ideal short passage holding each query term once: the scale for thresholds."""
-        return sum(self.idf_of(t) for t in set(query)) * (self.k1 + 1) / (1 + self.k1 * (1 - self.b))
+        """Score of an ideal short passage holding each query term the document uses once: the threshold scale."""
+        known = [t for t in set(query) if t in self.idf]  # words the document never uses cannot be matched
+        return sum(self.idf[t] for t in known) * (self.k1 + 1) / (1 + self.k1 * (1 - self.b))
 
 
 def keywords(doc_terms: list[str], model: BM25, k: int = 8) -> list[str]:

@@ -1,0 +1,1 @@
+"""Evaluation: question sets, gold evidence, scoring answers against them."""

@@ -1,0 +1,41 @@
+"""Shared fixtures: real Git repositories in tmp_path with pinned identities, no model endpoint."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("HTI_SHARED", REPO_ROOT.parent / "shared"))
+CONTRACTS = SHARED / "data" / "cuad" / "contracts"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.com",
+    "GIT_AUTHOR_DATE": "1767225600 +0000",
+    "GIT_COMMITTER_DATE": "1767225600 +0000",
+}
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch, tmp_path_factory):
+    """No model endpoint, a fixed Git identity, and no user/system Git config leaking in."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HTI_MODEL", "HTI_METHOD"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in _IDENTITY.items():
+        monkeypatch.setenv(name, value)
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+
+
+@pytest.fixture
+def contract_text() -> Path:
+    """A small real contract (CUAD, CC BY 4.0) as plain text."""
+    return FIXTURES / "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement.txt"

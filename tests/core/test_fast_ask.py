@@ -1,0 +1,96 @@
+"""fast ask: lexical navigation, citations true to source.txt, revisions, budgets, not-found."""
+
+from __future__ import annotations
+
+import pytest
+
+from hti_git.compile.pipeline import compile_path
+from hti_git.config import Settings
+from hti_git.errors import UsageError
+from hti_git.query.lexical_nav import ask_fast
+from hti_git.store import IndexRepo
+from hti_git.workspace import init_index
+
+
+@pytest.fixture
+def repo(tmp_path, contract_text):
+    init_index(tmp_path / "idx")
+    r = IndexRepo(tmp_path / "idx")
+    compile_path(r, contract_text, Settings())
+    yield r
+    r.close()
+
+
+def _citations_are_true(snapshot, answer):
+    for c in answer.citations:
+        text = snapshot.read_text(f"{c.doc}/source.txt")
+        assert 0 <= c.start < c.end <= len(text)
+        assert " ".join(text[c.start:c.end].split()) == " ".join(c.text.split())
+        assert snapshot.exists(c.page)
+
+
+def test_governing_law_is_found_with_citations(repo):
+    snap = repo.snapshot()
+    answer = ask_fast(snap, "Which state's law governs this agreement?")
+    assert answer.found and not answer.fallback
+    assert "New York" in answer.answer
+    assert any("governing-law" in c.page for c in answer.citations)
+    _citations_are_true(snap, answer)
+    actions = [s.action for s in answer.trace]
+    assert actions[0] == "open" and "descend" in actions and actions[-1] == "answer"
+    assert answer.usage["calls"] == 0
+
+
+def test_nonsense_is_not_found(repo):
+    answer = ask_fast(repo.snapshot(), "What colour are the zebras on Jupiter?")
+    assert not answer.found and answer.citations == []
+    assert answer.answer == "not found"
+
+
+def test_page_and_level_up_budgets_hold(repo):
+    answer = ask_fast(repo.snapshot(), "termination notice confidential assignment", max_pages=4, max_level_ups=0)
+    reads = [s for s in answer.trace if s.action in ("open", "descend", "jump", "level-up")]
+    assert len(reads) <= 4
+    assert not any(s.action == "level-up" for s in answer.trace)
+
+
+def test_older_revision_answers_from_older_index(repo, tmp_path, contract_text):
+    amended = tmp_path / "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement.txt"
+    amended.write_text(contract_text.read_text().replace("State of New York", "State of Delaware"))
+    compile_path(repo, amended, Settings())
+    q = "Which state's law governs this agreement?"
+    assert "Delaware" in ask_fast(repo.snapshot("HEAD"), q).answer
+    old = ask_fast(repo.snapshot("HEAD~1"), q)
+    assert "New York" in old.answer and "Delaware" not in old.answer
+    _citations_are_true(repo.snapshot("HEAD~1"), old)
+
+
+def test_fallback_reads_source_when_navigation_misses(tmp_path):
+    text = "\n\n".join(
+        [f"Paragraph {i} talks about ordinary matters of business and nothing else." for i in range(30)]
+        + ["The secret ingredient of the recipe is saffron harvested at dawn."]
+    )
+    doc = tmp_path / "notes.txt"
+    doc.write_text(text)
+    init_index(tmp_path / "idx")
+    with IndexRepo(tmp_path / "idx") as r:
+        compile_path(r, doc, Settings())
+        answer = ask_fast(r.snapshot(), "What is the secret ingredient of the recipe?", max_pages=2)
+        assert answer.found
+        assert "saffron" in answer.answer
+        _citations_are_true(r.snapshot(), answer)
+
+
+def test_unknown_document_is_a_usage_error(repo):
+    with pytest.raises(UsageError, match="no document named"):
+        ask_fast(repo.snapshot(), "anything", docs=["nope"])
+
+
+def test_routing_picks_the_relevant_document(repo, tmp_path):
+    other = tmp_path / "recipe.txt"
+    other.write_text("# Saffron Risotto\n\nSimmer the rice with saffron and stock for twenty minutes.\n\n"
+                     "# Serving\n\nServe the risotto with parmesan.\n")
+    compile_path(repo, other, Settings())
+    answer = ask_fast(repo.snapshot(), "How long do I simmer the rice with saffron?")
+    assert answer.found and answer.citations[0].doc == "recipe"
+    assert any(s.action == "route" for s in answer.trace)

@@ -77,7 +77,7 @@ class ModelClient:
         if hit is not None:
             self.ledger.record(stage, hit.usage, cached=True)
             return hit
-        estimate = prompt_tokens(messages)
+        estimate = prompt_tokens(messages) if self.max_total_tokens is not None else 0
         self._check_budget(stage, label, estimate)
         self._reserved += estimate
         try:

@@ -85,12 +85,14 @@ def reply(content: Any) -> Behaviour:
 
 @dataclass
 class StubRequest:
-    """One request the stub received: path, parsed JSON body, and the status it answered."""
+    """One request the stub received: path, parsed JSON body, the status it answered, and
+    `duration`, the seconds from reading the request to writing the response (latency included)."""
 
     path: str
     body: dict
     status: int = 0
     received: float = field(default_factory=time.perf_counter)
+    duration: float = 0.0
 
     @property
     def messages(self) -> list[dict]:
@@ -171,8 +173,7 @@ class OpenAIStub:
         class RequestHandler(_Handler):
             owner = stub
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), RequestHandler)
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), RequestHandler)
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
         self._thread.start()
         return self
@@ -282,15 +283,24 @@ def _json(data: Any) -> bytes:
     return json.dumps(data).encode("utf-8")
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the default listen backlog (5) drops bursts of parallel connects
+
+
 class _Handler(BaseHTTPRequestHandler):
     owner: OpenAIStub
     protocol_version = "HTTP/1.1"  # keep-alive, like real servers, so connection setup is not measured
+    # Headers and body go out in separate writes; without TCP_NODELAY, Nagle plus the client's
+    # delayed ACK adds ~40 ms to every keep-alive response.
+    disable_nagle_algorithm = True
     timeout = 30
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the access log
         pass
 
     def do_POST(self) -> None:  # noqa: N802 - http.server naming
+        started = time.perf_counter()
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         if self.path.split("?")[0] not in PATHS:
@@ -312,6 +322,7 @@ class _Handler(BaseHTTPRequestHandler):
             stub._leave()
         request.status = status
         self._send(status, headers, payload)
+        request.duration = time.perf_counter() - started
 
     def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
         try:

@@ -22,6 +22,7 @@ class StageUsage:
     cached_tokens: int = 0
 
     def add(self, other: StageUsage) -> None:
+        """Add another stage's counters into this one."""
         for name, value in asdict(other).items():
             setattr(self, name, getattr(self, name) + value)
 

@@ -17,6 +17,7 @@ class Usage:
     cached_tokens: int = 0  # part of input_tokens served from the server's prompt cache
 
     def __add__(self, other: Usage) -> Usage:
+        """Usage of two requests together (a completion and its repair turn)."""
         return Usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hti_git.errors import ModelError
+from hti_git.llm.jsonschema import validation_errors
 from hti_git.llm.provider import Completion, Usage
 from hti_git.tokens import estimate_tokens
 
@@ -22,6 +23,8 @@ class ScriptedProvider:
     or a callable taking the messages and returning any of those (to answer by content).
     `default` (same kinds) answers when the queue is empty; without it an empty queue is an error.
     `delay` (seconds) makes each call await, so concurrency can be observed via `peak_in_flight`.
+    With a schema, string/dict answers are validated like the real provider does (ModelError if
+    invalid), so a test cannot pass on output the OpenAI path would reject.
     """
 
     def __init__(
@@ -78,5 +81,9 @@ class ScriptedProvider:
                     raise ModelError(f"scripted response is not JSON: {exc}") from None
         else:
             text, parsed = json.dumps(response, sort_keys=True), response
+        if schema is not None:
+            errors = validation_errors(parsed, schema, limit=3)
+            if errors:
+                raise ModelError(f"scripted response does not match the schema: {'; '.join(errors)}")
         prompt = sum(estimate_tokens(str(m.get("content", ""))) for m in messages)
         return Completion(text, parsed, Usage(prompt, estimate_tokens(text)), self.model)

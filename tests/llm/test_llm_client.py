@@ -37,6 +37,12 @@ def test_scripted_provider_kinds_and_history():
     assert len(provider.calls) == 4 and provider.calls[0]["messages"] == msgs()
 
 
+def test_scripted_provider_validates_against_the_schema():
+    provider = ScriptedProvider([{"ok": "yes"}])
+    with pytest.raises(ModelError, match=r"\$.ok: expected boolean"):
+        run_batch([provider.complete(msgs(), SCHEMA)])
+
+
 def test_cache_hit_makes_no_call_and_counts_as_cached(tmp_path):
     provider = ScriptedProvider(default={"ok": True})
     client = make_client(provider, tmp_path)

@@ -188,6 +188,13 @@ def test_refused_temperature_is_dropped(stub):
     assert "temperature" not in stub.requests[2].body
 
 
+def test_output_token_parameter_name_follows_the_endpoint():
+    official = OpenAIProvider("gpt-x", api_key="k")
+    local = OpenAIProvider("llama", api_key="k", base_url="http://127.0.0.1:8080/v1")
+    assert official._kwargs({"max_output_tokens": 9, "temperature": 0}) == {"max_completion_tokens": 9, "temperature": 0}
+    assert local._kwargs({"max_output_tokens": 9, "seed": None}) == {"max_tokens": 9}
+
+
 def test_server_down():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -96,10 +96,12 @@ class StubRequest:
 
     @property
     def messages(self) -> list[dict]:
+        """The chat messages of the request."""
         return self.body.get("messages", [])
 
     @property
     def response_format(self) -> str | None:
+        """"json_schema", "json_object" or None."""
         fmt = self.body.get("response_format")
         return fmt.get("type") if isinstance(fmt, dict) else None
 
@@ -194,6 +196,7 @@ class OpenAIStub:
 
     @property
     def port(self) -> int:
+        """The port the stub listens on."""
         assert self._server is not None, "stub not started"
         return self._server.server_address[1]
 

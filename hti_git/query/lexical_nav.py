@@ -22,6 +22,7 @@ from hti_git.store import Snapshot
 FOUND_RATIO = 0.2  # best passage score / ideal score needed to call something an answer (tuned on CUAD)
 STRONG_RATIO = 0.55  # a passage this good ends navigation early
 MAX_CITATIONS = 3
+SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
 
 
 @dataclass
@@ -41,7 +42,7 @@ class _DocContext:
     def __init__(self, snapshot: Snapshot, doc: str):
         self.doc = doc
         self.text = snapshot.read_text(f"{doc}/{SOURCE_FILE}")
-        self.passages = split_passages(self.text, 0, len(self.text))
+        self.passages = _merge_short(split_passages(self.text, 0, len(self.text)))
         self.model = BM25([terms(self.text[s:e]) for s, e in self.passages])
         self._lines: LineMap | None = None
 
@@ -209,14 +210,32 @@ def _score_subject(ctx: _DocContext, q: list[str], page: Page) -> list[_Candidat
     for fld in page.meta.get("fields", []):
         if fld.get("name") == "heading":
             continue  # a bare heading names the place; the passages under it are the answer
-        for value in fld.get("values", []):
-            spans = value.get("spans") or []
-            if not spans or value.get("unverified"):
-                continue
-            start, end = spans[0][0], spans[-1][1]
-            t = terms(value["text"])
+        values = [v for v in fld.get("values", []) if v.get("spans") and not v.get("unverified")]
+        for i, value in enumerate(values):
+            start, end = value["spans"][0][0], value["spans"][-1][1]
+            text = value["text"]
+            if len(text) < SHORT_PASSAGE and i + 1 < len(values):  # a label line: answer with what follows
+                end = max(end, values[i + 1]["spans"][-1][1])
+                text = ctx.text[start:end]
+            t = terms(text)
             score = ctx.model.score_terms(q, Counter(t), max(len(t), 1)) + title_bonus
-            out.append(_Candidate(score, ctx.doc, page.path, start, end, value["text"], list(value.get("pages", []))))
+            out.append(_Candidate(score, ctx.doc, page.path, start, end, text, list(value.get("pages", []))))
+    return out
+
+
+def _merge_short(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Join each short passage (a heading or label line) to the passage after it."""
+    out: list[tuple[int, int]] = []
+    pending: int | None = None
+    for start, end in spans:
+        if pending is not None:
+            start, pending = pending, None
+        if end - start < SHORT_PASSAGE:
+            pending = start
+            continue
+        out.append((start, end))
+    if pending is not None:
+        out.append((pending, spans[-1][1]))
     return out
 
 

@@ -1,0 +1,21 @@
+# hti-git developer tasks. `make install` once, then `make demo` and `make test`.
+PYTHON ?= python3
+
+.PHONY: install test lint demo bench
+
+install:  ## install hti-git and its test tools into the current Python environment
+	$(PYTHON) -m pip install -e '.[dev]'
+
+test:  ## run the whole test suite (no network, no API key needed)
+	$(PYTHON) -m pytest
+
+lint:
+	$(PYTHON) -m ruff check hti_git tests bench
+
+demo:  ## the main job, offline: compile two real contracts and ask them questions
+	bash examples/demo.sh demo-index
+
+bench:  ## benchmarks (see bench/README.md); each prints ratios against a baseline from the same run
+	$(PYTHON) bench/fast_cuad.py
+	$(PYTHON) bench/ingest.py
+	$(PYTHON) bench/llm_overhead.py

@@ -274,6 +274,110 @@ def ls_command(ctx: click.Context, rev: str, as_json: bool) -> None:
         click.echo(f"{r['doc']:<{width}}  {r['pages']:>5}  {r['method'] or '-':<8}  {r['model'] or '-':<12}  {sha}")
 
 
+@main.command(name="diff", context_settings=CONTEXT)
+@click.argument("rev_a", metavar="A")
+@click.argument("rev_b", metavar="B", default="HEAD", required=False)
+@click.option("--doc", "doc_name", default=None, help="Only this document.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "md"]), default="text", show_default=True,
+              help="text (coloured on a terminal), json (stable, see hti_git/review/diff.py) or md (PR comment).")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Most items listed per section before 'N more' (default: 25 for md, 200 for text).")
+@click.pass_context
+def diff_command(ctx: click.Context, rev_a: str, rev_b: str, doc_name: str | None, fmt: str, limit: int | None) -> None:
+    """Semantic diff of the index between revisions A and B (default B: HEAD), without checkout.
+
+    Reports documents added/removed/recompiled, provenance (source vs model changes), schema,
+    subjects added/removed/renamed/changed with field-level before -> after, summary word diffs and
+    token usage. Identical revisions print nothing (md: a one-line note) and exit 0.
+
+    \b
+    Example:
+      hti-git diff main hti/contract/fast-1a2b3c4d
+      hti-git diff HEAD~1 HEAD --doc contract --format md > comment.md
+    """
+    from hti_git.review.diff import diff_revisions
+    from hti_git.review.render import render_markdown, render_text
+
+    repo, _ = _repo(ctx)
+    result = diff_revisions(repo, rev_a, rev_b, doc_name)
+    if fmt == "json":
+        _emit_json(result)
+    elif fmt == "md":
+        click.echo(render_markdown(result, limit or 25), nl=False)
+    else:
+        click.echo(render_text(result, color=sys.stdout.isatty(), limit=limit or 200), nl=False)
+
+
+@main.command(name="log", context_settings=CONTEXT)
+@click.option("--doc", "doc_name", default=None, help="Only compiles of this document.")
+@click.option("--rev", default=None, help="Only history reachable from this revision (default: every branch).")
+@click.option("-n", "max_count", type=click.IntRange(min=1), default=200, show_default=True, help="Most entries.")
+@click.option("--json", "as_json", is_flag=True, help="Print the history as JSON.")
+@click.pass_context
+def log_command(ctx: click.Context, doc_name: str | None, rev: str | None, max_count: int, as_json: bool) -> None:
+    """Compile history from commit trailers: when, document, source, method/model, schema, tokens, branch.
+
+    \b
+    Example:
+      hti-git log
+      hti-git log --doc contract --json
+    """
+    from hti_git.review.log import compile_log
+
+    repo, _ = _repo(ctx)
+    rows = compile_log(repo, doc_name, rev, max_count)
+    if as_json:
+        _emit_json(rows)
+        return
+    if not rows:
+        click.echo("No compiles yet. Try: hti-git compile FILE")
+        return
+    for r in rows:
+        tokens = f"{r['tokens_in'] or 0:,} in / {r['tokens_out'] or 0:,} out"
+        where = f"  [{', '.join(r['branches'])}]" if r["branches"] else ""
+        click.echo(f"{click.style(r['sha'][:10], fg='yellow') if sys.stdout.isatty() else r['sha'][:10]}  "
+                   f"{r['date'][:19]}  {r['doc']}{where}")
+        click.echo(f"    {r['method'] or '-'}/{r['model'] or '-'}  source {(r['source_sha256'] or '-')[:12]}  "
+                   f"schema {(r['schema'] or '-').removeprefix('sha256:')[:12]}  {r['pages'] or 0} pages  "
+                   f"{r['calls'] or 0} calls, {tokens} tokens")
+
+
+@main.command(name="verify", context_settings=CONTEXT)
+@click.option("--rev", default="HEAD", show_default=True, help="Verify the index as of this revision.")
+@click.option("--doc", "docs", multiple=True, help="Only this document (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def verify_command(ctx: click.Context, rev: str, docs: tuple[str, ...], as_json: bool) -> None:
+    """Check the index is internally true; exit 1 with one line per problem.
+
+    Every span lies inside source.txt and its value's text is found there; the root's hashes match
+    source.txt and schema.yaml; every link resolves; every page fits the page budget.
+
+    \b
+    Example:
+      hti-git verify
+      hti-git verify --rev main --json
+    """
+    from hti_git.review.verify import verify_snapshot
+
+    repo, _ = _repo(ctx)
+    report = verify_snapshot(repo.snapshot(rev), list(docs) or None)
+    if as_json:
+        _emit_json(report.to_dict())
+    else:
+        for problem in report.problems:
+            click.echo(problem.line())
+        summary = (f"{len(report.docs)} document(s), {report.pages} pages, {report.values} values "
+                   f"({report.unverified_skipped} unverified skipped), {report.spans} spans, {report.links} links "
+                   f"at {rev}")
+        if report.ok:
+            click.echo(f"OK: {summary}")
+        else:
+            click.echo(f"{len(report.problems)} problem(s) in {summary}", err=True)
+    if not report.ok:
+        ctx.exit(1)
+
+
 def run() -> None:  # pragma: no cover - console entry for `python -m hti_git`
     main(prog_name="hti-git", windows_expand_args=False)
 

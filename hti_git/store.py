@@ -189,6 +189,10 @@ class IndexRepo:
             rows.append((status, path))
         return rows
 
+    def branch_names(self) -> list[str]:
+        """Local branch names (e.g. 'main', 'hti/<doc>/<label>'), sorted."""
+        return sorted(ref.name for ref in self.repo.branches)
+
     def log(self, rev: str = "HEAD", paths: list[str] | None = None, max_count: int = 200) -> list[dict]:
         """Commits reachable from `rev` (newest first) with their message trailers parsed."""
         if self.resolve(rev) is None:

@@ -11,6 +11,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -50,8 +51,25 @@ class ResponseCache:
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = self._conn()
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(_SCHEMA)
+            self._retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL"))
+            self._retry_busy(lambda: conn.execute(_SCHEMA))
+
+    def _retry_busy(self, action) -> None:
+        """Run a setup statement, retrying while another process holds the lock.
+
+        Switching to WAL needs an exclusive lock and SQLite reports SQLITE_BUSY for it at once
+        instead of calling the busy handler, so several processes opening a new cache together
+        must retry by hand.
+        """
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                action()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     @classmethod
     def disabled(cls) -> ResponseCache:

@@ -9,7 +9,7 @@ ELLIPSIS = "…"
 # Words (keeping "7.12", "don't", "non-compete" whole) and single punctuation marks, so "Law" and
 # "Law;" share the word and only the semicolon differs.
 _TOKEN = re.compile(r"\w(?:[\w.'’-]*\w)?|[^\w\s]")
-_NO_SPACE_BEFORE = set(",.;:)]}!?%…")
+_NO_SPACE_BEFORE = set(",.;:)]}!?%")
 _NO_SPACE_AFTER = set("([{$")
 
 

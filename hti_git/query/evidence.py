@@ -1,0 +1,112 @@
+"""Evidence the model may cite, and the checks that turn a cited id into a true Citation.
+
+The model never gives offsets: it names an evidence id (a field value of a page it read, or a
+window of source.txt) and copies a quote. The span comes from the index (or the BM25 window), the
+quote narrows it, and both are checked against source.txt at the revision being asked. A citation
+that fails a check is dropped and reported, never repaired by guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from hti_git.index.layout import LineMap
+from hti_git.index.page import Page
+from hti_git.lexical import terms
+from hti_git.query.answer import Citation
+
+# One-for-one character folds, so offsets in the folded text are offsets in the original.
+_FOLD = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u00a0": " "})
+QUOTE_TERM_SHARE = 0.8  # a quote that is not verbatim must still have this share of its words in the span
+
+
+def fence(text: str) -> str:
+    """Document text wrapped as data; a closing tag inside the text cannot end the fence."""
+    text = re.sub(r"<(?=/?\s*document\s*>)", "\u2039", text, flags=re.I)
+    return f"<document>\n{text}\n</document>"
+
+
+def one_line(text: str, limit: int) -> str:
+    """Whitespace collapsed and cut to `limit` characters (with an ellipsis)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+@dataclass
+class Evidence:
+    """A citable item: a field value of a page (spans from the index) or a window of source.txt."""
+
+    id: str
+    doc: str
+    page: str
+    label: str  # field name, or "source.txt"
+    text: str
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    pages: list[int] = field(default_factory=list)
+    unverified: bool = False
+
+
+class EvidenceBook:
+    """Numbers evidence items as pages are read, so ids stay stable for one question."""
+
+    def __init__(self, prefix: str = "E"):
+        self.prefix = prefix
+        self.items: dict[str, Evidence] = {}
+        self._by_page: dict[str, list[Evidence]] = {}
+
+    def add_page(self, page: Page) -> list[Evidence]:
+        """Register every field value of a subject page (once) and return its items."""
+        if page.path in self._by_page:
+            return self._by_page[page.path]
+        found = []
+        doc = page.path.split("/", 1)[0]
+        for fld in page.meta.get("fields") or []:
+            for value in fld.get("values") or []:
+                spans = [(int(s), int(e)) for s, e in (value.get("spans") or [])]
+                found.append(self.add(doc, page.path, str(fld.get("name", "")), str(value.get("text", "")), spans,
+                                      list(value.get("pages") or []), bool(value.get("unverified"))))
+        self._by_page[page.path] = found
+        return found
+
+    def add(self, doc: str, page: str, label: str, text: str, spans: list[tuple[int, int]],
+            pages: list[int] | None = None, unverified: bool = False) -> Evidence:
+        item = Evidence(f"{self.prefix}{len(self.items) + 1}", doc, page, label, text, spans, pages or [], unverified)
+        self.items[item.id] = item
+        return item
+
+    def for_page(self, path: str) -> list[Evidence]:
+        return self._by_page.get(path, [])
+
+
+def find_quote(source: str, start: int, end: int, quote: str) -> tuple[int, int] | None:
+    """Offsets of `quote` inside source[start:end], ignoring case, spacing and curly quotes."""
+    words = quote.translate(_FOLD).split()
+    if not words:
+        return None
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    m = re.search(pattern, source[start:end].translate(_FOLD), flags=re.IGNORECASE)
+    return (start + m.start(), start + m.end()) if m else None
+
+
+def check_citation(item: Evidence, quote: str, source: str, lines: LineMap) -> tuple[Citation | None, str]:
+    """(Citation, "") when the item's spans exist in `source` and the quote is in them, else (None, why)."""
+    if item.unverified:
+        return None, f"{item.id}: the index marks this value unverified (no evidence in the source)"
+    if not item.spans:
+        return None, f"{item.id}: the value has no source span"
+    if any(not (0 <= s < e <= len(source)) for s, e in item.spans):
+        return None, f"{item.id}: span outside source.txt ({len(source)} characters) at this revision"
+    start, end = min(s for s, _ in item.spans), max(e for _, e in item.spans)
+    hit = find_quote(source, start, end, quote) if quote.strip() else None
+    if hit is None:
+        # A paraphrased quote is accepted only when nearly all its words are in the span; the
+        # citation then covers the whole value. An empty or foreign quote supports nothing.
+        q = set(terms(quote))
+        have = set(terms(source[start:end]))
+        if not q or len(q & have) / len(q) < QUOTE_TERM_SHARE:
+            return None, f"{item.id}: quote not found in the cited source span"
+        hit = (start, end)
+    s, e = hit
+    pages = item.pages if item.label != "source.txt" else []
+    return Citation(item.doc, item.page, s, e, lines.lines(s, e), list(pages), source[s:e]), ""

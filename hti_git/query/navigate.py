@@ -1,0 +1,279 @@
+"""Model navigation of one document's index: the walk of paper §3.4 with a branching budget.
+
+Each step shows the model the question, the page(s) just opened (pages already read are never sent
+again) and the links it can take, each with a one-line summary: children (C1, C2, ...) and related
+pages (R1, ...: a continuation, a sibling subject, or a `related` entry a compile wrote). It replies
+answer / open / follow / up. Opening and following are free (descending is unbounded); going up to
+try another branch spends the branching budget; every page read spends the page budget. However the
+walk ends, the answer step then reads the evidence of the pages reached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hti_git.index.layout import INDEX_FILE
+from hti_git.index.page import Page
+from hti_git.llm.client import ModelClient
+from hti_git.llm.prompts import Template
+from hti_git.query.answer import Step
+from hti_git.query.evidence import EvidenceBook, fence, one_line
+from hti_git.store import Snapshot
+
+ACTIONS = ("answer", "open", "follow", "up")
+NAVIGATE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": list(ACTIONS)},
+        "links": {"type": "array", "items": {"type": "string"}},
+        "reason": {"type": "string"},
+    },
+    "required": ["action", "links", "reason"],
+    "additionalProperties": False,
+}
+LINK_SUMMARY_CHARS = 140  # one line per link: enough to choose, cheap enough to list a dozen
+VALUE_PREVIEW_CHARS = 240  # navigation previews a subject's values; the answer step reads them whole
+PAGE_CHARS = 2400
+MAX_SIBLINGS = 12
+
+
+@dataclass
+class Link:
+    id: str
+    path: str
+    title: str
+    summary: str
+    relation: str  # child | related
+    note: str = ""
+
+
+@dataclass
+class Budget:
+    """Pages one navigation may read and level-ups it may spend."""
+
+    max_pages: int
+    max_level_ups: int
+    pages_read: int = 0
+    level_ups: int = 0
+
+    @property
+    def pages_left(self) -> int:
+        return max(0, self.max_pages - self.pages_read)
+
+    @property
+    def level_ups_left(self) -> int:
+        return max(0, self.max_level_ups - self.level_ups)
+
+
+@dataclass
+class Decision:
+    action: str
+    links: list[str]
+    reason: str
+    tokens: int
+    cached: bool
+
+
+def step_tokens(completion) -> int:
+    """Tokens a call spent (a cache hit spent none)."""
+    return 0 if completion.cached else completion.usage.input_tokens + completion.usage.output_tokens
+
+
+def parse_decision(data) -> tuple[str, list[str], str]:
+    """(action, link ids, reason) from a reply; an unusable reply ends the walk as 'answer'."""
+    if not isinstance(data, dict) or data.get("action") not in ACTIONS:
+        return "answer", [], "unusable reply: stopping here"
+    links = [str(x).strip().upper() for x in (data.get("links") or []) if str(x).strip()]
+    return data["action"], links, one_line(data.get("reason") or "", 200)
+
+
+class DocNavigation:
+    """One walk through one document's index; `pages` lists the paths read, in order."""
+
+    def __init__(self, snapshot: Snapshot, doc: str, question: str, client: ModelClient, template: Template,
+                 budget: Budget, book: EvidenceBook):
+        self.snapshot = snapshot
+        self.doc = doc
+        self.question = question
+        self.client = client
+        self.template = template
+        self.budget = budget
+        self.book = book
+        self.pages: list[str] = []
+        self.trace: list[Step] = []
+        self._read: dict[str, Page] = {}
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _read_page(self, path: str, how: str) -> Page:
+        page = self.snapshot.page(path)
+        self._read[path] = page
+        self.pages.append(path)
+        self.budget.pages_read += 1
+        if page.kind == "subject":
+            self.book.add_page(page)
+        self.trace.append(Step(path, how, note=page.title))
+        return page
+
+    def _parent(self, page: Page) -> str | None:
+        parent = page.meta.get("parent")
+        if not parent or page.kind == "root":
+            return None
+        return page.resolve(str(parent))
+
+    # -- links ---------------------------------------------------------------------------------
+
+    def links(self, view: list[Page]) -> list[Link]:
+        """Children of the pages in view, then related pages, skipping pages already read."""
+        seen = set(self._read)
+        children: list[Link] = []
+        related: list[Link] = []
+
+        def add(target: list[Link], prefix: str, path: str, title: str, summary: str, relation: str, note: str = ""):
+            if path in seen or not self.snapshot.exists(path):
+                return
+            seen.add(path)
+            target.append(Link(f"{prefix}{len(target) + 1}", path, title, summary, relation, note))
+
+        for page in view:
+            for child in page.links():
+                note = f"{child['subjects']} subjects" if child.get("kind") == "category" and child.get("subjects") else ""
+                add(children, "C", page.resolve(child["link"]), str(child.get("title", "")),
+                    str(child.get("summary", "")), "child", note)
+        for page in view:
+            for key, note in (("continued", "continuation of this page"), ("continues", "start of this subject")):
+                if page.meta.get(key):
+                    add(related, "R", page.resolve(str(page.meta[key])), f"{page.title} ({note})", "", "related")
+            for entry in page.meta.get("related") or []:
+                if isinstance(entry, dict) and entry.get("link"):
+                    add(related, "R", page.resolve(str(entry["link"])), str(entry.get("title", entry["link"])),
+                        str(entry.get("summary", "")), "related")
+        siblings = 0
+        for page in view:
+            parent = self._parent(page)
+            if parent is None or parent not in self._read:
+                continue
+            for child in self._read[parent].links():
+                if siblings >= MAX_SIBLINGS:
+                    break
+                before = len(related)
+                # Siblings were summarised on the parent the model already read: titles suffice.
+                add(related, "R", self._read[parent].resolve(child["link"]), str(child.get("title", "")), "",
+                    "related", "sibling")
+                siblings += len(related) - before
+        return children + related
+
+    # -- rendering -----------------------------------------------------------------------------
+
+    def render_pages(self, new: list[Page], revisited: list[Page]) -> str:
+        parts = []
+        for page in new:
+            parts.append(f"Page {page.path} ({page.kind or 'page'}):\n" + fence(_page_text(page)))
+        for page in revisited:
+            parts.append(f"Back on {page.path} ({page.title}), already read: its content is not repeated.")
+        return "\n\n".join(parts)
+
+    def render_links(self, links: list[Link]) -> str:
+        if not links:
+            return "(none)"
+        rows = []
+        for link in links:
+            extra = f" [{link.note}]" if link.note else ""
+            summary = f" — {one_line(link.summary, LINK_SUMMARY_CHARS)}" if link.summary else ""
+            rows.append(f"{link.id}{extra} {one_line(link.title, 100)}{summary}")
+        return fence("\n".join(rows))
+
+    def render_budget(self, can_go_up: bool) -> str:
+        up = f"{self.budget.level_ups_left} level-up(s) left" if can_go_up else "'up' is not available"
+        return f"{self.budget.pages_left} more page(s) may be opened; {up}."
+
+    # -- the walk ------------------------------------------------------------------------------
+
+    async def decide(self, new: list[Page], revisited: list[Page], links: list[Link], can_go_up: bool) -> Decision:
+        messages = self.template.messages(
+            question=self.question,
+            pages=self.render_pages(new, revisited),
+            links=self.render_links(links),
+            budget=self.render_budget(can_go_up),
+        )
+        where = (new or revisited)[0].path
+        completion = await self.client.complete("navigate", messages, NAVIGATE_SCHEMA, label=where)
+        action, ids, reason = parse_decision(completion.json)
+        return Decision(action, ids, reason, step_tokens(completion), completion.cached)
+
+    def _ancestor_with_links(self, page: Page) -> str | None:
+        """The nearest ancestor of `page` that still has an unread child (or is unread itself)."""
+        path = self._parent(page)
+        while path is not None:
+            if path not in self._read:
+                return path
+            parent = self._read[path]
+            if any(parent.resolve(c["link"]) not in self._read for c in parent.links()):
+                return path
+            path = self._parent(parent)
+        return None
+
+    async def run(self) -> list[str]:
+        """Walk from the root until the model answers or a budget is spent; return the pages read."""
+        if self.budget.pages_left <= 0:
+            return self.pages
+        root = self._read_page(f"{self.doc}/{INDEX_FILE}", "read")
+        view, new, revisited = [root], [root], []
+        for _ in range(self.budget.max_pages + self.budget.max_level_ups + 2):
+            links = self.links(view)
+            up_target = self._ancestor_with_links(view[0])
+            can_go_up = up_target is not None and self.budget.level_ups_left > 0
+            if not links and not can_go_up:
+                self.trace.append(Step(view[0].path, "stop", note="nothing left to open here"))
+                break
+            decision = await self.decide(new, revisited, links, can_go_up)
+            targets = [lk for lk in links if lk.id in set(decision.links)]
+            note = decision.reason + (" (cached)" if decision.cached else "")
+            if decision.action in ("open", "follow") and targets:
+                note = f"{', '.join(t.id for t in targets)}: {note}"
+            self.trace.append(Step(view[0].path, decision.action, note=note, tokens=decision.tokens))
+            if decision.action == "answer":
+                break
+            if decision.action == "up":
+                if not can_go_up:
+                    reason = "branching budget spent" if up_target is not None else "no other branch to try"
+                    self.trace.append(Step(view[0].path, "stop", note=reason))
+                    break
+                self.budget.level_ups += 1
+                if up_target in self._read:
+                    view, new, revisited = [self._read[up_target]], [], [self._read[up_target]]
+                    self.trace.append(Step(up_target, "level-up", note="back to a page already read"))
+                else:
+                    page = self._read_page(up_target, "level-up")
+                    view, new, revisited = [page], [page], []
+                if self.budget.pages_left <= 0 and new:
+                    self.trace.append(Step(up_target, "stop", note="page budget spent"))
+                    break
+                continue
+            if not targets:
+                self.trace.append(Step(view[0].path, "stop", note=f"no valid link in {decision.links or '[]'}"))
+                break
+            if len(targets) > self.budget.pages_left:
+                self.trace.append(Step(view[0].path, "skip", note=f"page budget: opening {self.budget.pages_left} of {len(targets)}"))
+                targets = targets[: self.budget.pages_left]
+            opened = [self._read_page(t.path, "descend" if t.relation == "child" else "jump") for t in targets]
+            view, new, revisited = opened, opened, []
+            if self.budget.pages_left <= 0:
+                self.trace.append(Step(opened[-1].path, "stop", note=f"page budget spent ({self.budget.max_pages} pages)"))
+                break
+        return self.pages
+
+
+def _page_text(page: Page) -> str:
+    """What navigation shows of a page: title, summary and, for a subject, a preview of its values."""
+    lines = [f"# {page.title}"]
+    if page.summary:
+        lines.append(page.summary)
+    if page.kind == "subject":
+        if page.meta.get("aliases"):
+            lines.append("Also called: " + ", ".join(map(str, page.meta["aliases"])))
+        for fld in page.meta.get("fields") or []:
+            for value in fld.get("values") or []:
+                lines.append(f"- {fld.get('name', '')}: {one_line(value.get('text', ''), VALUE_PREVIEW_CHARS)}")
+    text = "\n".join(lines)
+    return text if len(text) <= PAGE_CHARS else text[: PAGE_CHARS - 1] + "…"

@@ -11,6 +11,8 @@ from typing import Any
 
 import click
 
+from hti_git.review.words import glue, plain
+
 MARKER = "<!-- hti-git-review -->"
 GITHUB_COMMENT_MAX = 60_000  # GitHub rejects comments over 65,536 characters
 SUBJECT_LISTS = (("added", "added"), ("removed", "removed"), ("renamed", "renamed"), ("changed", "changed"),
@@ -94,15 +96,11 @@ def render_text(diff: dict[str, Any], color: bool = False, limit: int = 200) -> 
         return click.style(text, **kw) if color else text
 
     def word(segments: list[list[str]]) -> str:
-        parts = []
-        for op, text in segments:
-            if op == "=":
-                parts.append(text)
-            elif color:
-                parts.append(style(text, fg="red" if op == "-" else "green", strikethrough=op == "-"))
-            else:
-                parts.append(f"[-{text}-]" if op == "-" else f"{{+{text}+}}")
-        return " ".join(p for p in parts if p)
+        if not color:
+            return plain(segments)
+        return glue([(text, text if op == "=" else style(text, fg="red" if op == "-" else "green",
+                                                          strikethrough=op == "-"))
+                     for op, text in segments])
 
     a, b = diff["a"], diff["b"]
     t = diff["totals"]
@@ -190,12 +188,10 @@ def _code(text: Any) -> str:
 
 
 def _md_word(segments: list[list[str]]) -> str:
-    parts = []
-    for op, text in segments:
-        if not text:
-            continue
-        parts.append(_md(text) if op == "=" else f"~~{_md(text)}~~" if op == "-" else f"**{_md(text)}**")
-    return " ".join(parts)
+    # A marked-up segment always gets a space before it: "Law**;**" would not open the emphasis.
+    return glue([(text if op == "=" else f" {text}" if text else "",
+                  _md(text) if op == "=" else f"~~{_md(text)}~~" if op == "-" else f"**{_md(text)}**")
+                 for op, text in segments])
 
 
 def render_markdown(diff: dict[str, Any], limit: int = 25) -> str:

@@ -61,9 +61,19 @@ def similarity(a: str, b: str) -> float:
     return SequenceMatcher(None, a.split(), b.split(), autojunk=False).ratio()
 
 
+def glue(pieces: list[tuple[str, str]]) -> str:
+    """Join rendered diff segments: (raw text, rendered) pairs, no space before closing punctuation."""
+    out = ""
+    for raw, rendered in pieces:
+        if not raw:
+            continue
+        if out and raw[0] not in _NO_SPACE_BEFORE:
+            out += " "
+        out += rendered
+    return out
+
+
 def plain(diff: list[list[str]]) -> str:
     """The diff in git's --word-diff=plain notation: [-removed-]{+added+}."""
-    parts = []
-    for op, text in diff:
-        parts.append(text if op == "=" else f"[-{text}-]" if op == "-" else f"{{+{text}+}}")
-    return " ".join(p for p in parts if p)
+    return glue([(text, text if op == "=" else f"[-{text}-]" if op == "-" else f"{{+{text}+}}")
+                 for op, text in diff])

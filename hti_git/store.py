@@ -189,6 +189,33 @@ class IndexRepo:
             rows.append((status, path))
         return rows
 
+    def changed_blobs(self, rev_a: str, rev_b: str, prefix: str = "") -> list[tuple[str, str, str | None, str | None]]:
+        """(status, path, blob sha at rev_a, blob sha at rev_b) for files that differ; None where absent.
+
+        One `git diff-tree`; with the shas, a caller reads each changed blob directly (read_blob)
+        instead of walking trees path by path.
+        """
+        a, b = self.resolve(rev_a), self.resolve(rev_b)
+        args = ["-r", "-z", "--no-renames", a.hexsha if a else _empty_tree(self.repo),
+                b.hexsha if b else _empty_tree(self.repo)]
+        if prefix:
+            args += ["--", prefix]
+        fields = self.repo.git.diff_tree(*args).split("\0")
+        rows = []
+        for meta, path in zip(fields[0::2], fields[1::2]):
+            if not meta.startswith(":"):
+                continue
+            _, _, old, new, status = meta[1:].split(" ")
+            rows.append((status[:1], path, None if old == ZERO_SHA else old, None if new == ZERO_SHA else new))
+        return rows
+
+    def read_blob(self, sha: str) -> bytes:
+        """The bytes of the blob `sha` (hex)."""
+        try:
+            return self.repo.odb.stream(bytes.fromhex(sha)).read()
+        except (ValueError, git.BadObject) as exc:
+            raise StoreError(f"no blob {sha}") from exc
+
     def branch_names(self) -> list[str]:
         """Local branch names (e.g. 'main', 'hti/<doc>/<label>'), sorted."""
         return sorted(ref.name for ref in self.repo.branches)

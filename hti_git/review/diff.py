@@ -58,7 +58,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from hti_git.errors import PageFormatError, StoreError
-from hti_git.index.page import FENCE, Page
+from hti_git.index.page import FENCE, Page, parse_page
 from hti_git.review.words import similarity, word_diff
 from hti_git.store import IndexRepo, Snapshot
 
@@ -82,24 +82,48 @@ def diff_revisions(repo: IndexRepo, rev_a: str, rev_b: str, doc: str | None = No
         "docs": [],
         "other_files": [],
     }
-    rows = [] if snap_a.sha == snap_b.sha else repo.changed_paths(rev_a, rev_b, doc or "")
+    rows = [] if snap_a.sha == snap_b.sha else repo.changed_blobs(rev_a, rev_b, doc or "")
+    side_a = _Side(repo, snap_a, {path: sha for _, path, sha, _ in rows})
+    side_b = _Side(repo, snap_b, {path: sha for _, path, _, sha in rows})
     by_top: dict[str, list[tuple[str, str]]] = {}
-    for status, path in rows:
+    for status, path, _, _ in rows:
         top, sep, rest = path.partition("/")
         if sep:
-            by_top.setdefault(top, []).append((status[:1], rest))
+            by_top.setdefault(top, []).append((status, rest))
         else:
-            result["other_files"].append({"status": status[:1], "path": path})
+            result["other_files"].append({"status": status, "path": path})
     docs_a, docs_b = set(snap_a.docs()), set(snap_b.docs())
     for top in sorted(by_top):
         if top in docs_a or top in docs_b:
-            result["docs"].append(_DocDiff(snap_a, snap_b, top, by_top[top], top in docs_a, top in docs_b).run())
+            result["docs"].append(_DocDiff(side_a, side_b, top, by_top[top], top in docs_a, top in docs_b).run())
         else:
             result["other_files"] += [{"status": s, "path": f"{top}/{p}"} for s, p in by_top[top]]
     result["other_files"].sort(key=lambda r: r["path"])
     result["identical"] = not rows
     result["totals"] = _totals(result["docs"], len(rows))
     return result
+
+
+class _Side:
+    """One revision's files for the diff: changed ones read straight from their blob shas."""
+
+    def __init__(self, repo: IndexRepo, snapshot: Snapshot, changed: dict[str, str | None]):
+        self.repo = repo
+        self.snapshot = snapshot
+        self.changed = changed  # path -> blob sha on this side (None: absent here)
+
+    def exists(self, path: str) -> bool:
+        return self.changed[path] is not None if path in self.changed else self.snapshot.exists(path)
+
+    def read(self, path: str) -> bytes | None:
+        """The file's bytes, or None when it does not exist on this side."""
+        try:
+            if path in self.changed:
+                sha = self.changed[path]
+                return self.repo.read_blob(sha) if sha is not None else None
+            return self.snapshot.read_bytes(path)
+        except StoreError:
+            return None
 
 
 def _totals(docs: list[dict[str, Any]], pages: int) -> dict[str, int]:
@@ -141,16 +165,16 @@ class _Subject:
 
 
 class _DocDiff:
-    def __init__(self, snap_a: Snapshot, snap_b: Snapshot, doc: str, rows: list[tuple[str, str]],
+    def __init__(self, side_a: _Side, side_b: _Side, doc: str, rows: list[tuple[str, str]],
                  in_a: bool, in_b: bool):
-        self.a, self.b = snap_a, snap_b
+        self.a, self.b = side_a, side_b
         self.doc = doc
         self.rows = rows
         self.in_a, self.in_b = in_a, in_b
         self.memo: dict[str, Any] = {}  # front-matter block text -> parsed value
 
-    def _root(self, snap: Snapshot, present: bool) -> Page | None:
-        return _read(snap, f"{self.doc}/{INDEX_FILE}") if present else None
+    def _root(self, side: _Side, present: bool) -> Page | None:
+        return _read_memo(side, f"{self.doc}/{INDEX_FILE}", self.memo) if present else None
 
     def run(self) -> dict[str, Any]:
         root_a, root_b = self._root(self.a, self.in_a), self._root(self.b, self.in_b)
@@ -240,19 +264,18 @@ class _DocDiff:
         return None
 
 
-def _heading(snap: Snapshot, path: str) -> dict[str, str] | None:
+def _heading(side: _Side, path: str) -> dict[str, str] | None:
     """Title and summary of a listing page, parsing only those two front-matter keys.
 
     A listing's front-matter is mostly its children; parsing them (pure-Python YAML) would cost
     most of a diff's time, and only the summary is compared here.
     """
-    try:
-        text = snap.read_bytes(path).decode("utf-8")
-    except (UnicodeDecodeError, StoreError):
+    text = _text_of(side, path)
+    if text is None:
         return None
     blocks = _top_level_blocks(text)
     if blocks is None:
-        page = _read(snap, path)
+        page = _read(side, path)
         return {"title": page.title, "summary": page.summary} if page is not None else None
     try:
         meta = _LOADER.load(blocks.get("title", "") + blocks.get("summary", "")) or {}
@@ -279,25 +302,24 @@ def _top_level_blocks(text: str) -> dict[str, str] | None:
     return {k: "".join(v) for k, v in blocks.items()}
 
 
-def _read_memo(snap: Snapshot, path: str, memo: dict[str, Any]) -> Page | None:
+def _read_memo(side: _Side, path: str, memo: dict[str, Any]) -> Page | None:
     """The page at `path`, parsing only front-matter blocks not already seen (on either side).
 
     A modified subject usually differs in one or two keys; blocks identical on both sides are
     parsed once.
     """
-    try:
-        text = snap.read_bytes(path).decode("utf-8")
-    except (UnicodeDecodeError, StoreError):
+    text = _text_of(side, path)
+    if text is None:
         return None
     blocks = _top_level_blocks(text)
     if blocks is None:
-        return _read(snap, path)
+        return _read(side, path)
     missing = [b for b in blocks.values() if b not in memo]
     if missing:
         try:
             loaded = _LOADER.load("".join(missing)) or {}
         except YAMLError:
-            return _read(snap, path)
+            return _read(side, path)
         for key, block in blocks.items():
             if block in missing:
                 memo[block] = loaded.get(key)
@@ -306,17 +328,25 @@ def _read_memo(snap: Snapshot, path: str, memo: dict[str, Any]) -> Page | None:
     return Page(path=path, meta=meta, body=body.removeprefix("\n"))
 
 
-def _read(snap: Snapshot, path: str) -> Page | None:
+def _text_of(side: _Side, path: str) -> str | None:
+    data = side.read(path)
     try:
-        return snap.page(path)
-    except PageFormatError:
+        return data.decode("utf-8") if data is not None else None
+    except UnicodeDecodeError:
         return None
 
 
-def _load_subject(snap: Snapshot, base: str, memo: dict[str, Any]) -> _Subject | None:
-    if not snap.exists(base):
+def _read(side: _Side, path: str) -> Page | None:
+    """The fully parsed page, or None when absent or unparseable (reported as missing)."""
+    data = side.read(path)
+    try:
+        return parse_page(path, data) if data is not None else None
+    except (PageFormatError, UnicodeDecodeError):
         return None
-    page = _read_memo(snap, base, memo)
+
+
+def _load_subject(side: _Side, base: str, memo: dict[str, Any]) -> _Subject | None:
+    page = _read_memo(side, base, memo)
     if page is None:
         return None
     subject = _Subject(base, page.title, page.summary, [str(a) for a in page.meta.get("aliases") or []],
@@ -331,10 +361,10 @@ def _load_subject(snap: Snapshot, base: str, memo: dict[str, Any]) -> _Subject |
                 subject.fields.setdefault(str(fld.get("name", "")), []).extend(values)
         nxt = page.meta.get("continued")
         path = page.resolve(str(nxt)) if nxt else None
-        if path is None or path in seen or not snap.exists(path):
+        if path is None or path in seen or not side.exists(path):
             break
         seen.add(path)
-        page = _read_memo(snap, path, memo)
+        page = _read_memo(side, path, memo)
     subject.body = "\n".join(bodies)
     return subject
 
@@ -557,12 +587,12 @@ def _counts(root: Page | None) -> dict[str, int] | None:
     return {"subjects": subjects, "categories": sum(c.get("kind") == "category" for c in children)}
 
 
-def _schema(snap: Snapshot, doc: str) -> dict[str, Any]:
-    path = f"{doc}/{SCHEMA_FILE}"
-    if not snap.exists(path):
+def _schema(side: _Side, doc: str) -> dict[str, Any]:
+    text = _text_of(side, f"{doc}/{SCHEMA_FILE}")
+    if text is None:
         return {}
     try:
-        data = YAML(typ="safe", pure=True).load(snap.read_text(path))
+        data = YAML(typ="safe", pure=True).load(text)
     except (YAMLError, UnicodeDecodeError):
         return {}
     return data if isinstance(data, dict) else {}

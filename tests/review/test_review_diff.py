@@ -221,3 +221,18 @@ def test_word_diff_keeps_context_and_elides_the_rest():
     b = a.replace("eight", "EIGHT")
     assert plain(word_diff(a, b, context=2)) == "… six seven [-eight-] {+EIGHT+} nine ten …"
     assert word_diff("Law", "Law;") == [["=", "Law"], ["+", ";"]]
+
+
+def test_changed_blobs_gives_both_shas_and_read_blob_reads_them(repo, compile_text):
+    before = compile_text(contract())
+    clauses = dict(CLAUSES)
+    del clauses[3]
+    after = compile_text(contract(clauses))
+    rows = {path: (status, a, b) for status, path, a, b in repo.changed_blobs(before, after)}
+    assert set(rows) == {path for _, path in repo.changed_paths(before, after)}
+    status, sha_a, sha_b = rows[f"{DOC}/source.txt"]
+    assert status == "M"
+    assert repo.read_blob(sha_a) == repo.snapshot(before).read_bytes(f"{DOC}/source.txt")
+    assert repo.read_blob(sha_b) == repo.snapshot(after).read_bytes(f"{DOC}/source.txt")
+    assert rows[f"{DOC}/clauses/3-term.md"][0] == "D" and rows[f"{DOC}/clauses/3-term.md"][2] is None
+    assert repo.changed_blobs(after, after) == []

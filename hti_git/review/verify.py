@@ -1,7 +1,8 @@
 """verify: check that an index at one revision is internally true.
 
 For each document: every evidence span lies inside `source.txt` and the value's text is found at
-it (whitespace-normalised; values flagged `unverified` are skipped but counted); the root page's
+it (whitespace-normalised: the text equals, or lies within, the text of its spans joined; values
+flagged `unverified` are skipped but counted); the root page's
 hashes match `source.txt` and `schema.yaml`; every link (front-matter and body) resolves; every
 page body fits the layout's page budget (with 1.5x slack, since a single value is never cut).
 """

@@ -165,34 +165,36 @@ def _compile_line(r) -> str:
 @click.option("--max-pages", type=int, default=None, help="Most pages read (default from hti.yaml: 12).")
 @click.option("--max-level-ups", type=int, default=None, help="Branching budget (default from hti.yaml: 2).")
 @click.option("--no-fallback", is_flag=True, help="Do not search source.txt when navigation misses.")
-@click.option("--trace", is_flag=True, help="Show every navigation step.")
+@click.option("--method", type=click.Choice(["auto", "fast", "llm"]), default="auto", show_default=True,
+              help="llm: the model navigates and answers; fast: offline lexical; auto: llm when a model is configured.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache (llm method).")
+@click.option("--trace", is_flag=True, help="Show every navigation step (page, decision, tokens).")
 @click.option("--json", "as_json", is_flag=True, help="Print {answer, found, fallback, citations, usage, trace}.")
 @click.pass_context
 def ask(ctx: click.Context, question: str, rev: str, docs: tuple[str, ...], max_pages: int | None,
-        max_level_ups: int | None, no_fallback: bool, trace: bool, as_json: bool) -> None:
+        max_level_ups: int | None, no_fallback: bool, method: str, no_cache: bool, trace: bool,
+        as_json: bool) -> None:
     """Answer QUESTION by navigating the index at a revision (no checkout needed).
 
     \b
     Example:
       hti-git ask "Which state's law governs this agreement?"
       hti-git ask --rev HEAD~1 --json "Who are the parties?"
+      hti-git ask --method llm --trace "Who may terminate, and on what notice?"
     """
-    from hti_git.query.lexical_nav import ask_fast
+    from hti_git.query.ask import ask_question
 
     repo, settings = _repo(ctx)
-    snapshot = repo.snapshot(rev)
-    answer = ask_fast(
-        snapshot, question, list(docs) or None,
-        max_pages=max_pages or settings.max_pages,
-        max_level_ups=settings.max_level_ups if max_level_ups is None else max_level_ups,
-        use_fallback=not no_fallback,
-    )
+    answer = ask_question(repo, settings, question, rev=rev, docs=list(docs) or None, method=method,
+                          max_pages=max_pages, max_level_ups=max_level_ups, use_fallback=not no_fallback,
+                          no_cache=no_cache)
     if as_json:
         _emit_json(answer.to_dict())
         return
     if trace:
         for step in answer.trace:
-            click.echo(click.style(f"  {step.action:<9} {step.page}  score={step.score:g} {step.note}", dim=True), err=True)
+            cost = f"tokens={step.tokens}" if answer.method == "llm" else f"score={step.score:g}"
+            click.echo(click.style(f"  {step.action:<9} {step.page or '-'}  {cost} {step.note}", dim=True), err=True)
     click.echo(answer.answer if answer.found else "Not found in the index or the source.")
     if answer.citations:
         click.echo("")

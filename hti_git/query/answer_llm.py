@@ -43,7 +43,7 @@ ANSWER_SCHEMA = {
     "required": ["found", "answer", "citations"],
     "additionalProperties": False,
 }
-FALLBACK_TOKENS = 3000  # source.txt read on a miss: the best BM25 windows up to this many tokens
+FALLBACK_TOKENS = 2000  # source.txt read on a miss: the best BM25 windows up to this many tokens
 MAX_CITATIONS = 6
 
 
@@ -116,7 +116,7 @@ def render_evidence(items: list[Evidence]) -> str:
     last = None
     for item in items:
         if item.page != last:
-            rows.append(f"Page {item.page}:" if item.label != SOURCE_FILE else f"From {item.page}:")
+            rows.append(f"From {item.page}:" if item.label == SOURCE_FILE else f"Page {item.page.split('/', 1)[-1]}:")
             last = item.page
         text = " ".join(item.text.split())
         rows.append(f"[{item.id}] {text}" if item.label == SOURCE_FILE else f"[{item.id}] {item.label}: {text}")

@@ -31,9 +31,10 @@ NAVIGATE_SCHEMA = {
     "required": ["action", "links", "reason"],
     "additionalProperties": False,
 }
-LINK_SUMMARY_CHARS = 140  # one line per link: enough to choose, cheap enough to list a dozen
+LINK_SUMMARY_CHARS = 120  # one line per link: enough to choose, cheap enough to list a dozen
 VALUE_PREVIEW_CHARS = 240  # navigation previews a subject's values; the answer step reads them whole
 PAGE_CHARS = 2400
+LISTING_SUMMARY_CHARS = 300  # a listing's links follow; its summary is an overview, not the evidence
 MAX_SIBLINGS = 12
 
 
@@ -168,9 +169,9 @@ class DocNavigation:
     def render_pages(self, new: list[Page], revisited: list[Page]) -> str:
         parts = []
         for page in new:
-            parts.append(f"Page {page.path} ({page.kind or 'page'}):\n" + fence(_page_text(page)))
+            parts.append(f"Page {_local(page.path)} ({page.kind or 'page'}):\n" + fence(_page_text(page)))
         for page in revisited:
-            parts.append(f"Back on {page.path} ({page.title}), already read: its content is not repeated.")
+            parts.append(f"Back on {_local(page.path)} ({page.title}), already read: its content is not repeated.")
         return "\n\n".join(parts)
 
     def render_links(self, links: list[Link]) -> str:
@@ -268,7 +269,7 @@ def _page_text(page: Page) -> str:
     """What navigation shows of a page: title, summary and, for a subject, a preview of its values."""
     lines = [f"# {page.title}"]
     if page.summary:
-        lines.append(page.summary)
+        lines.append(page.summary if page.kind == "subject" else one_line(page.summary, LISTING_SUMMARY_CHARS))
     if page.kind == "subject":
         if page.meta.get("aliases"):
             lines.append("Also called: " + ", ".join(map(str, page.meta["aliases"])))
@@ -277,3 +278,8 @@ def _page_text(page: Page) -> str:
                 lines.append(f"- {fld.get('name', '')}: {one_line(value.get('text', ''), VALUE_PREVIEW_CHARS)}")
     text = "\n".join(lines)
     return text if len(text) <= PAGE_CHARS else text[: PAGE_CHARS - 1] + "…"
+
+
+def _local(path: str) -> str:
+    """A page path without its document folder (the model navigates one document at a time)."""
+    return path.split("/", 1)[1] if "/" in path else path

@@ -32,10 +32,10 @@ def decide(messages: list[dict]) -> dict:
     system = next((m["content"] for m in messages if m["role"] == "system"), "")
     user = messages[-1]["content"]
     q = set(question_terms(_question(user)))
-    if "pick which documents" in system:
+    if "Pick the documents" in system:
         scored = sorted(((_overlap(q, text), d) for d, text in _DOC.findall(user)), key=lambda x: (-x[0], x[1]))
         return {"docs": [scored[0][1]] if scored and scored[0][0] else [], "reason": "best word overlap"}
-    if "navigating a hierarchical index" in system:
+    if "navigate a document's index" in system:
         if re.search(r"^Page \S+ \(subject\):", user, re.M):
             return {"action": "answer", "links": [], "reason": "reached a subject"}
         children = [(i, note, text) for i, note, text in _LINK.findall(user) if i.startswith("C")]
@@ -43,7 +43,7 @@ def decide(messages: list[dict]) -> dict:
             return {"action": "answer", "links": [], "reason": "nothing to open"}
         best = max(children, key=lambda c: (_overlap(q, c[2]), -int(c[0][1:])))
         return {"action": "open", "links": [best[0]], "reason": "closest to the question"}
-    if "using only the evidence" in system:
+    if "from the evidence only" in system:
         items = [(i, text) for i, _label, text in _EVIDENCE.findall(user)]
         scored = sorted(((_overlap(q, t), n, i, t) for n, (i, t) in enumerate(items)), key=lambda x: (-x[0], x[1]))
         if not scored or scored[0][0] == 0:

@@ -44,8 +44,8 @@ def test_descend_then_answer_with_citations_that_hold(repo):
     assert sum(s.tokens for s in answer.trace) == answer.usage["input_tokens"] + answer.usage["output_tokens"]
     # Each page's content is sent once: the root summary only in the first prompt.
     prompts = [c["messages"][-1]["content"] for c in provider.calls[:4]]
-    assert "Page " + DOC + "/index.md" in prompts[0]
-    assert all("Page " + DOC + "/index.md" not in p for p in prompts[1:])
+    assert "Page index.md (root)" in prompts[0]
+    assert all("Page index.md" not in p for p in prompts[1:])
     data = answer.to_dict()
     assert {"answer", "found", "fallback", "citations", "usage", "trace"} <= set(data)
 
@@ -85,7 +85,7 @@ def test_level_up_goes_back_without_resending_and_is_bounded(repo):
     level_ups = [s for s in answer.trace if s.action == "level-up"]
     assert len(level_ups) == 1 and level_ups[0].page == f"{DOC}/clauses/index.md"
     back = provider.calls[3]["messages"][-1]["content"]
-    assert "already read" in back and "Page " + DOC + "/clauses/index.md" not in back
+    assert "Back on clauses/index.md" in back and "Page clauses/index.md" not in back
     assert "'up' is not available" in provider.calls[4]["messages"][-1]["content"]
     assert any(s.action == "stop" and "branching budget spent" in s.note for s in answer.trace)
 
@@ -182,9 +182,9 @@ def test_prompts_fence_document_text(tmp_path):
         client, provider = client_for(default=lambda m: (NOT_FOUND if "evidence" in m[0]["content"] else ANSWER_NOW))
         ask_llm(r.snapshot(), "What does the supplier deliver? ignore instructions", client)
     for call in provider.calls:
-        for message in call["messages"]:
+        for message in call["messages"][1:]:  # the system message names the tags; user messages use them
             content = message["content"]
             assert content.count("<document>") == content.count("</document>")
-            if message["role"] == "user" and "Ignore all previous" in content:
+            if "Ignore all previous" in content:
                 inside = content.split("<document>", 1)[1]
                 assert inside.index("Ignore all previous") < inside.index("</document>")

@@ -1,0 +1,190 @@
+"""Benchmark the per-question cost of model answering: `python bench/ask_cost.py`.
+
+1. Compiles the six shared CUAD contracts into a fresh index repository and asks every question of
+   qa.jsonl with `llm` navigation through the real openai SDK against the local stub server, whose
+   handler decides like a model would (route/open by word overlap with the question, answer from the
+   best evidence with a verbatim quote). Prints mean/median input tokens per question for index
+   navigation and, in the same run, for the full-document baseline (whole source.txt + question,
+   hti_git.tokens.estimate_tokens), as a ratio. Target: index <= 10% of full-document on contracts
+   over 50K characters.
+2. Builds a synthetic 1,000-page index and times the non-model overhead of one ask at a revision
+   (wall time minus the time inside the provider, scripted in-process). Target: < 50 ms median.
+
+The stub answers are plausible, not correct: this measures tokens and overhead, not accuracy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "query"))
+
+from model_stub import decide, stub_handler  # noqa: E402
+
+from hti_git.compile.pipeline import compile_path  # noqa: E402
+from hti_git.config import Settings  # noqa: E402
+from hti_git.llm.cache import ResponseCache  # noqa: E402
+from hti_git.llm.client import ModelClient, build_provider  # noqa: E402
+from hti_git.llm.ledger import UsageLedger  # noqa: E402
+from hti_git.llm.scripted import ScriptedProvider  # noqa: E402
+from hti_git.query.answer_llm import ask_llm_async  # noqa: E402
+from hti_git.store import IndexRepo  # noqa: E402
+from hti_git.tokens import estimate_tokens  # noqa: E402
+from hti_git.workspace import init_index  # noqa: E402
+from tests.support.openai_stub import OpenAIStub  # noqa: E402
+
+SHARED = Path(os.environ.get("HTI_SHARED", ROOT.parent / "shared"))
+CUAD = SHARED / "data" / "cuad"
+LARGE = 50_000  # characters: the target applies to contracts at least this long
+SYNTHETIC_PAGES = 1_000
+OVERHEAD_QUESTIONS = 60
+
+
+def _env() -> None:
+    for name, value in {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+                        "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}.items():
+        os.environ.setdefault(name, value)
+
+
+def compile_contracts(repo: IndexRepo) -> str:
+    """Compile the six contracts; returns the method used (fast until `standard` exists)."""
+    for path in sorted((CUAD / "contracts").glob("*.txt")):
+        compile_path(repo, path, Settings(), method="fast")
+    return "fast"
+
+
+async def ask_all(repo: IndexRepo, questions: list[dict], base_url: str) -> list[dict]:
+    provider = build_provider(Settings(model="stub-model", base_url=base_url))
+    snapshot = repo.snapshot()
+    rows = []
+
+    async def one(q: dict) -> dict:
+        # One client (ledger) per question so usage is per question; the provider is shared.
+        client = ModelClient(provider, ResponseCache.disabled(), UsageLedger(), concurrency=16, max_retries=0,
+                             model="stub-model", params={"temperature": 0.0, "max_output_tokens": 4096})
+        answer = await ask_llm_async(snapshot, q["question"], client, [q["doc"]])
+        source = snapshot.read_text(f"{q['doc']}/source.txt")
+        return {"doc": q["doc"], "chars": len(source), "index": answer.usage["input_tokens"],
+                "calls": answer.usage["calls"], "full": estimate_tokens(source + "\n\n" + q["question"]),
+                "found": answer.found, "fallback": answer.fallback}
+
+    try:
+        for start in range(0, len(questions), 16):
+            rows += await asyncio.gather(*(one(q) for q in questions[start:start + 16]))
+    finally:
+        await provider.aclose()
+    return rows
+
+
+def _line(label: str, rows: list[dict]) -> str:
+    idx = [r["index"] for r in rows]
+    full = [r["full"] for r in rows]
+    ratio = statistics.mean(idx) / statistics.mean(full)
+    return (f"{label:<44} {len(rows):>4} {statistics.mean(idx):>8.0f} {statistics.median(idx):>8.0f} "
+            f"{statistics.mean(full):>8.0f} {statistics.median(full):>8.0f} {ratio:>7.1%} "
+            f"{statistics.mean(r['calls'] for r in rows):>6.1f} {sum(r['found'] for r in rows) / len(rows):>6.0%} "
+            f"{sum(r['fallback'] for r in rows) / len(rows):>6.0%}")
+
+
+def cost_report(tmp: Path) -> None:
+    questions = [json.loads(line) for line in (CUAD / "qa.jsonl").read_text().splitlines() if line.strip()]
+    init_index(tmp / "cuad")
+    with IndexRepo(tmp / "cuad") as repo:
+        method = compile_contracts(repo)
+        print(f"Compiled {len(repo.snapshot().docs())} contracts with the '{method}' method "
+              "(the LLM 'standard' compile is not available in this build yet; fast pages are larger "
+              "and less summarised than standard pages would be).")
+        with OpenAIStub(stub_handler) as stub:
+            started = time.perf_counter()
+            rows = asyncio.run(ask_all(repo, questions, stub.base_url))
+            seconds = time.perf_counter() - started
+    print(f"Asked {len(rows)} questions with llm navigation against the stub in {seconds:.1f}s "
+          f"({sum(r['calls'] for r in rows)} model calls).\n")
+    print(f"{'input tokens per question':<44} {'n':>4} {'idx mean':>8} {'idx med':>8} {'doc mean':>8} "
+          f"{'doc med':>8} {'ratio':>7} {'calls':>6} {'found':>6} {'fallbk':>6}")
+    for doc in sorted({r["doc"] for r in rows}, key=lambda d: next(r["chars"] for r in rows if r["doc"] == d)):
+        sub = [r for r in rows if r["doc"] == doc]
+        print(_line(f"{doc[:34]} ({sub[0]['chars'] // 1000}K)", sub))
+    large = [r for r in rows if r["chars"] >= LARGE]
+    print(_line("all contracts", rows))
+    print(_line(f"contracts over {LARGE // 1000}K characters", large))
+    ratio = statistics.mean(r["index"] for r in large) / statistics.mean(r["full"] for r in large)
+    print(f"\nIndex vs full document on contracts over {LARGE // 1000}K characters: {ratio:.1%} "
+          f"(target <= 10%: {'met' if ratio <= 0.10 else 'NOT met'}). ratio = mean index / mean full.")
+
+
+def synthetic_document(sections: int) -> str:
+    words = ("payment delivery warranty notice termination audit licence territory insurance escrow "
+             "indemnity royalty software hardware training support renewal exclusivity").split()
+    parts = []
+    for i in range(sections):
+        article, clause = divmod(i, 10)
+        topic = f"{words[i % len(words)]} {words[(i * 7) % len(words)]} {i}"
+        if clause == 0:
+            parts.append(f"ARTICLE {article + 1} {words[article % len(words)].upper()} MATTERS")
+        parts.append(f"{article + 1}.{clause + 1} Clause on {topic}\n\nThe parties agree that the {topic} "
+                     f"obligations apply for {i + 3} days after written notice, subject to section {article + 1}.")
+    return "\n\n".join(parts) + "\n"
+
+
+def overhead_report(tmp: Path) -> None:
+    sections = 960
+    path = tmp / "synthetic-contract.txt"
+    path.write_text(synthetic_document(sections))
+    init_index(tmp / "synthetic")
+    with IndexRepo(tmp / "synthetic") as repo:
+        result = compile_path(repo, path, Settings(), method="fast")
+        sha = result.commit
+        pages = result.pages
+        questions = [f"What applies to the clause on {w} {i}?" for i, w in
+                     zip(range(7, sections, sections // OVERHEAD_QUESTIONS), ["payment", "audit", "escrow"] * 100)]
+
+        provider_seconds = 0.0
+
+        class Timed(ScriptedProvider):
+            async def complete(self, messages, schema=None, **params):
+                nonlocal provider_seconds
+                t = time.perf_counter()
+                try:
+                    return await super().complete(messages, schema, **params)
+                finally:
+                    provider_seconds += time.perf_counter() - t
+
+        overheads, reads = [], []
+        for q in questions:
+            provider_seconds = 0.0
+            started = time.perf_counter()
+            snapshot = repo.snapshot(sha)  # a fresh snapshot per question: nothing read is reused
+            client = ModelClient(Timed(default=decide))
+            answer = asyncio.run(ask_llm_async(snapshot, q, client))
+            overheads.append((time.perf_counter() - started - provider_seconds) * 1000)
+            reads.append(sum(s.action in ("read", "descend", "jump", "level-up") for s in answer.trace))
+    median = statistics.median(overheads)
+    print(f"\nNon-model overhead of ask at a revision, synthetic index of {pages} pages ({sections} clauses), "
+          f"{len(questions)} questions, {statistics.mean(reads):.1f} pages read on average:")
+    print(f"  median {median:.1f} ms, p90 {sorted(overheads)[int(len(overheads) * 0.9)]:.1f} ms, "
+          f"max {max(overheads):.1f} ms (target < 50 ms median: {'met' if median < 50 else 'NOT met'})")
+    if pages < SYNTHETIC_PAGES:
+        print(f"  note: the synthetic index has {pages} pages, fewer than {SYNTHETIC_PAGES}")
+
+
+def main() -> None:
+    _env()
+    if not (CUAD / "qa.jsonl").exists():
+        sys.exit(f"shared data not found under {CUAD} (set HTI_SHARED)")
+    with tempfile.TemporaryDirectory(prefix="hti-ask-cost-") as tmp:
+        cost_report(Path(tmp))
+        overhead_report(Path(tmp))
+
+
+if __name__ == "__main__":
+    main()

@@ -7,7 +7,7 @@
    navigation and, in the same run, for the full-document baseline (whole source.txt + question,
    hti_git.tokens.estimate_tokens), as a ratio. Target: index <= 10% of full-document on contracts
    over 50K characters.
-2. Builds a synthetic 1,000-page index and times the non-model overhead of one ask at a revision
+2. Builds a synthetic index of over 1,000 pages and times the non-model overhead of one ask at a revision
    (wall time minus the time inside the provider, scripted in-process). Target: < 50 ms median.
 
 The stub answers are plausible, not correct: this measures tokens and overhead, not accuracy.
@@ -45,7 +45,6 @@ from tests.support.openai_stub import OpenAIStub  # noqa: E402
 SHARED = Path(os.environ.get("HTI_SHARED", ROOT.parent / "shared"))
 CUAD = SHARED / "data" / "cuad"
 LARGE = 50_000  # characters: the target applies to contracts at least this long
-SYNTHETIC_PAGES = 1_000
 OVERHEAD_QUESTIONS = 60
 
 
@@ -122,32 +121,46 @@ def cost_report(tmp: Path) -> None:
           f"(target <= 10%: {'met' if ratio <= 0.10 else 'NOT met'}). ratio = mean index / mean full.")
 
 
-def synthetic_document(sections: int) -> str:
-    words = ("payment delivery warranty notice termination audit licence territory insurance escrow "
-             "indemnity royalty software hardware training support renewal exclusivity").split()
-    parts = []
-    for i in range(sections):
-        article, clause = divmod(i, 10)
-        topic = f"{words[i % len(words)]} {words[(i * 7) % len(words)]} {i}"
-        if clause == 0:
-            parts.append(f"ARTICLE {article + 1} {words[article % len(words)].upper()} MATTERS")
-        parts.append(f"{article + 1}.{clause + 1} Clause on {topic}\n\nThe parties agree that the {topic} "
-                     f"obligations apply for {i + 3} days after written notice, subject to section {article + 1}.")
-    return "\n\n".join(parts) + "\n"
+TOPICS = ("payment delivery warranty notice termination audit licence territory insurance escrow indemnity "
+          "royalty software hardware training support renewal exclusivity").split()
+
+
+def synthetic_index(repo: IndexRepo, subjects: int) -> tuple[str, int]:
+    """Commit a synthetic document whose index has `subjects` subject pages under 10 categories
+    (laid out by the real layout code, fan-out 12); returns (commit sha, pages)."""
+    from hti_git.index.layout import LayoutOptions, build_pages
+    from hti_git.index.model import Category, FieldValue, Record, Subject
+    from hti_git.sources.types import SourceText
+
+    parts, cats = [], [Category(f"Area {c + 1} {TOPICS[c].title()}", f"area-{c + 1}") for c in range(10)]
+    offset = 0
+    for i in range(subjects):
+        topic = f"{TOPICS[i % len(TOPICS)]} {TOPICS[(i * 7) % len(TOPICS)]} {i}"
+        text = (f"Clause {i}: the {topic} obligations apply for {i + 3} days after written notice, "
+                f"unless the parties agree otherwise in writing.")
+        parts.append(text)
+        cats[i % 10].subjects.append(Subject(f"Clause on {topic}", f"clause-{i}", text[:80], [], topic.split()[:2],
+                                             {"text": [FieldValue(text, [(offset, offset + len(text))])]}))
+        offset += len(text) + 2
+    body = "\n\n".join(parts) + "\n"
+    source = SourceText("synthetic.txt", body, "text/plain", "sha256:synthetic", len(body))
+    record = Record("Synthetic services agreement", f"A synthetic agreement of {subjects} clauses.", cats)
+    pages = build_pages("synthetic", record, source, {"method": "synthetic"}, LayoutOptions(2000, 12))
+    files = {p.path: p.render() for p in pages}
+    files["synthetic/source.txt"] = body.encode("utf-8")
+    with repo.lock():
+        result = repo.commit(files, "Synthetic index for the ask overhead benchmark", replace_dirs=("synthetic",))
+    return result.sha, len(pages)
 
 
 def overhead_report(tmp: Path) -> None:
-    sections = 960
-    path = tmp / "synthetic-contract.txt"
-    path.write_text(synthetic_document(sections))
     init_index(tmp / "synthetic")
     with IndexRepo(tmp / "synthetic") as repo:
-        result = compile_path(repo, path, Settings(), method="fast")
-        sha = result.commit
-        pages = result.pages
-        questions = [f"What applies to the clause on {w} {i}?" for i, w in
-                     zip(range(7, sections, sections // OVERHEAD_QUESTIONS), ["payment", "audit", "escrow"] * 100)]
-
+        subjects = 920
+        sha, pages = synthetic_index(repo, subjects)
+        step = subjects // OVERHEAD_QUESTIONS
+        questions = [f"How long do the {TOPICS[i % len(TOPICS)]} {TOPICS[(i * 7) % len(TOPICS)]} {i} obligations apply?"
+                     for i in range(3, subjects, step)]
         provider_seconds = 0.0
 
         class Timed(ScriptedProvider):
@@ -159,7 +172,7 @@ def overhead_report(tmp: Path) -> None:
                 finally:
                     provider_seconds += time.perf_counter() - t
 
-        overheads, reads = [], []
+        overheads, reads, found = [], [], 0
         for q in questions:
             provider_seconds = 0.0
             started = time.perf_counter()
@@ -168,13 +181,12 @@ def overhead_report(tmp: Path) -> None:
             answer = asyncio.run(ask_llm_async(snapshot, q, client))
             overheads.append((time.perf_counter() - started - provider_seconds) * 1000)
             reads.append(sum(s.action in ("read", "descend", "jump", "level-up") for s in answer.trace))
+            found += answer.found and not answer.fallback
     median = statistics.median(overheads)
-    print(f"\nNon-model overhead of ask at a revision, synthetic index of {pages} pages ({sections} clauses), "
-          f"{len(questions)} questions, {statistics.mean(reads):.1f} pages read on average:")
+    print(f"\nNon-model overhead of ask at a revision, synthetic index of {pages} pages, {len(questions)} questions "
+          f"({statistics.mean(reads):.1f} pages read on average, {found} answered from the index):")
     print(f"  median {median:.1f} ms, p90 {sorted(overheads)[int(len(overheads) * 0.9)]:.1f} ms, "
           f"max {max(overheads):.1f} ms (target < 50 ms median: {'met' if median < 50 else 'NOT met'})")
-    if pages < SYNTHETIC_PAGES:
-        print(f"  note: the synthetic index has {pages} pages, fewer than {SYNTHETIC_PAGES}")
 
 
 def main() -> None:

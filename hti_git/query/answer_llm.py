@@ -43,7 +43,7 @@ ANSWER_SCHEMA = {
     "required": ["found", "answer", "citations"],
     "additionalProperties": False,
 }
-FALLBACK_TOKENS = 2000  # source.txt read on a miss: the best BM25 windows up to this many tokens
+FALLBACK_TOKENS = 1500  # source.txt read on a miss: the best BM25 windows up to this many tokens
 MAX_CITATIONS = 6
 
 

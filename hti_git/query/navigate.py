@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hti_git.errors import PageFormatError, StoreError
 from hti_git.index.layout import INDEX_FILE
 from hti_git.index.page import Page
 from hti_git.llm.client import ModelClient
@@ -31,8 +32,8 @@ NAVIGATE_SCHEMA = {
     "required": ["action", "links", "reason"],
     "additionalProperties": False,
 }
-LINK_SUMMARY_CHARS = 120  # one line per link: enough to choose, cheap enough to list a dozen
-VALUE_PREVIEW_CHARS = 240  # navigation previews a subject's values; the answer step reads them whole
+LINK_SUMMARY_CHARS = 100  # one line per link: enough to choose, cheap enough to list a dozen
+VALUE_PREVIEW_CHARS = 160  # navigation previews a subject's values; the answer step reads them whole
 PAGE_CHARS = 2400
 LISTING_SUMMARY_CHARS = 300  # a listing's links follow; its summary is an overview, not the evidence
 MAX_SIBLINGS = 12
@@ -131,7 +132,7 @@ class DocNavigation:
         related: list[Link] = []
 
         def add(target: list[Link], prefix: str, path: str, title: str, summary: str, relation: str, note: str = ""):
-            if path in seen or not self.snapshot.exists(path):
+            if path in seen:  # existence is checked when a link is opened, not for every link listed
                 return
             seen.add(path)
             target.append(Link(f"{prefix}{len(target) + 1}", path, title, summary, relation, note))
@@ -257,7 +258,15 @@ class DocNavigation:
             if len(targets) > self.budget.pages_left:
                 self.trace.append(Step(view[0].path, "skip", note=f"page budget: opening {self.budget.pages_left} of {len(targets)}"))
                 targets = targets[: self.budget.pages_left]
-            opened = [self._read_page(t.path, "descend" if t.relation == "child" else "jump") for t in targets]
+            opened = []
+            for t in targets:
+                try:
+                    opened.append(self._read_page(t.path, "descend" if t.relation == "child" else "jump"))
+                except (StoreError, PageFormatError) as exc:
+                    self._read[t.path] = Page(t.path)  # never offered again
+                    self.trace.append(Step(t.path, "skip", note=f"broken link: {exc}"))
+            if not opened:
+                break
             view, new, revisited = opened, opened, []
             if self.budget.pages_left <= 0:
                 self.trace.append(Step(opened[-1].path, "stop", note=f"page budget spent ({self.budget.max_pages} pages)"))

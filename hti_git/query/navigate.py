@@ -32,7 +32,7 @@ NAVIGATE_SCHEMA = {
     "required": ["action", "links", "reason"],
     "additionalProperties": False,
 }
-LINK_SUMMARY_CHARS = 100  # one line per link: enough to choose, cheap enough to list a dozen
+LINK_SUMMARY_CHARS = 120  # one line per link: enough to choose, cheap enough to list a dozen
 VALUE_PREVIEW_CHARS = 160  # navigation previews a subject's values; the answer step reads them whole
 PAGE_CHARS = 2400
 LISTING_SUMMARY_CHARS = 300  # a listing's links follow; its summary is an overview, not the evidence

@@ -94,59 +94,73 @@ def init(ctx: click.Context, directory: str, as_json: bool) -> None:
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("files", nargs=-1, required=True)
+@click.argument("inputs", nargs=-1, required=True)
 @click.option("--method", type=click.Choice(["auto", "fast", "standard"]), default=None,
               help="Compile method (default from hti.yaml: auto = standard with a model, else fast).")
 @click.option("--doc", "doc_name", default=None, help="Index folder name (default: from the file name).")
 @click.option("--branch", default=None, help="Commit to this branch instead of the current one.")
 @click.option("--in-place", is_flag=True, help="A recompile under new settings commits on the current branch.")
+@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Documents prepared in parallel.")
+@click.option("--one-commit", is_flag=True, help="One commit for all documents instead of one each.")
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (a list, one per document).")
 @click.pass_context
-def compile(ctx: click.Context, files: tuple[str, ...], method: str | None, doc_name: str | None,
-            branch: str | None, in_place: bool, as_json: bool) -> None:
+def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc_name: str | None,
+            branch: str | None, in_place: bool, jobs: int, one_commit: bool, as_json: bool) -> None:
     """Compile documents into the index and commit each one.
 
-    Each document becomes a folder <doc>/ with index.md (root summary), category pages, subject
-    pages and source.txt. Re-running with unchanged input commits nothing; a recompile under a
-    different method, model or schema lands on a branch hti/<doc>/<label>.
+    INPUTS are files (.txt .md .pdf .html .docx), folders (searched recursively) or quoted glob
+    patterns. Each document becomes a folder <doc>/ with index.md (root summary), category pages,
+    subject pages and source.txt, committed on its own (or all together with --one-commit).
+    Re-running with unchanged input commits nothing; a recompile under a different method, model or
+    schema lands on a branch hti/<doc>/<label>. One bad file does not stop the others; the exit code
+    is non-zero if any failed.
 
     \b
     Example:
-      hti-git compile contract.txt
-      hti-git compile a.txt b.md --json
+      hti-git compile contract.pdf
+      hti-git compile a.pdf b.docx contracts/ 'filings/*.html' -j 4 --json
     """
-    from hti_git.compile.pipeline import compile_path
+    from hti_git.compile.batch import compile_many
 
     repo, settings = _repo(ctx)
-    if doc_name and len(files) > 1:
+    if doc_name and (len(inputs) > 1 or Path(inputs[0]).is_dir()):
         raise click.UsageError("--doc names one document; pass a single file with it")
     chosen = method or settings.resolved_method()
     if chosen == "fast" and method is None and not as_json:
         click.echo("No model endpoint configured: compiling with the offline 'fast' method "
                    "(set OPENAI_API_KEY or HTI_MODEL to use 'standard').", err=True)
-    results, failures = [], []
-    for path in files:
-        try:
-            result = compile_path(repo, path, settings, method=chosen, doc=doc_name, branch=branch, in_place=in_place)
-        except HtiError as exc:
-            if len(files) == 1:
-                raise
-            failures.append({"source": path, "error": str(exc)})
-            if not as_json:
-                click.echo(f"failed     {path}: {exc}", err=True)
-            continue
-        results.append(result)
-        if not as_json:
-            click.echo(_compile_line(result))
-            if result.status == "branch":
-                click.echo(f"  review it: hti-git diff {repo.current_branch() or 'HEAD'} {result.branch}")
+    single = len(inputs) == 1 and not Path(inputs[0]).is_dir() and not any(c in inputs[0] for c in "*?[")
+    show_bar = not as_json and sys.stderr.isatty() and (len(inputs) > 1 or Path(inputs[0]).is_dir())
+    bar = click.progressbar(length=0, label="compiling", file=sys.stderr) if show_bar else None
+
+    def on_done(result, failure) -> None:
+        if bar is not None:
+            bar.update(1)
+        if as_json:
+            return
+        if failure is not None:
+            prefix = "hti-git: error: " if single else "failed     "
+            click.echo(f"{prefix}{failure['error']}", err=True)
+            return
+        click.echo(_compile_line(result))
+        if result.status == "branch":
+            click.echo(f"  review it: hti-git diff {repo.current_branch() or 'HEAD'} {result.branch}")
+
+    batch = compile_many(repo, list(inputs), settings, jobs=jobs, one_commit=one_commit, on_done=on_done,
+                         method=chosen, doc=doc_name, branch=branch, in_place=in_place)
+    if bar is not None:
+        bar.render_finish()
     if as_json:
-        _emit_json([r.to_dict() for r in results] + [{"status": "failed", **f} for f in failures])
-    if failures:
+        _emit_json(batch.to_list())
+    if batch.failures:
+        if single and not as_json:
+            ctx.exit(1)  # its one error line was printed already
         if not as_json:
-            click.echo(f"{len(failures)} of {len(files)} document(s) failed:", err=True)
-            for f in failures:
-                click.echo(f"  {f['source']}: {f['error']}", err=True)
+            total = len(batch.results) + len(batch.failures)
+            click.echo(f"{len(batch.failures)} of {total} document(s) failed:", err=True)
+            for f in batch.failures:
+                click.echo(f"  {f['error']}", err=True)
         ctx.exit(1)
 
 

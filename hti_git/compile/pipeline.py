@@ -117,6 +117,156 @@ def provenance_for(source: SourceText, identity: dict[str, Any], schema_sha: str
     }
 
 
+@dataclass
+class RecordBuild:
+    """What a compile method produces before layout: the record, its schema and what it cost."""
+
+    record: Record
+    schema: dict[str, Any]
+    usage: dict[str, Any]
+    prompts: dict[str, str] = field(default_factory=dict)  # template name -> sha256
+    group_summary: Any = None  # optional callable for summaries of layout groups
+
+
+@dataclass
+class PreparedCompile:
+    """A compile computed but not yet committed: the files to write and where they go."""
+
+    result: CompileResult
+    files: dict[str, bytes] = field(default_factory=dict)
+    message: str = ""
+    trailers: dict[str, str] = field(default_factory=dict)
+    branch: str | None = None
+
+
+def build_record(method: str, source: SourceText, settings: Settings, repo_root: Path | None, progress: Progress) -> RecordBuild:
+    """Run one compile method over a source. `fast` needs nothing else; `standard` calls a model."""
+    if method == "fast":
+        record = compile_fast(source)
+        usage = {"calls": 0, "cached_calls": 0, "input_tokens": 0, "output_tokens": 0}
+        return RecordBuild(record, schema_of(record), usage)
+    raise UsageError("the 'standard' method is not available in this build yet; use --method fast")
+
+
+def prepare_compile(
+    repo: IndexRepo,
+    path: str | Path,
+    settings: Settings,
+    *,
+    method: str | None = None,
+    doc: str | None = None,
+    branch: str | None = None,
+    in_place: bool = False,
+    progress: Progress | None = None,
+) -> PreparedCompile:
+    """Read, compile and lay out one document; nothing is written to the repository."""
+    started = time.perf_counter()
+    note = progress or (lambda _msg: None)
+    if repo.bare:
+        raise UsageError("cannot compile into a bare repository; use a clone with a working tree")
+    method = method or settings.resolved_method()
+    note("reading source")
+    source = load_source(path, settings.max_text_bytes)
+    doc = slugify(doc, 80) if doc else doc_slug(source.name)
+    identity = method_identity(method, settings)
+
+    head = repo.snapshot("HEAD")
+    existing = head.page(f"{doc}/{INDEX_FILE}").meta.get("provenance", {}) if head.exists(f"{doc}/{INDEX_FILE}") else None
+    same_identity = existing is not None and {k: existing.get(k) for k in identity} == identity
+    same_source = existing is not None and (existing.get("source") or {}).get("sha256") == "sha256:" + source.sha256
+    result = CompileResult(doc=doc, source=str(path), method=method, status="unchanged")
+    if same_identity and same_source and existing.get("format") == FORMAT_VERSION and not branch:
+        result.seconds = round(time.perf_counter() - started, 3)
+        return PreparedCompile(result)
+
+    note(f"compiling {doc} ({method})")
+    built = build_record(method, source, settings, None if repo.bare else repo.root, note)
+    schema_sha = canonical_sha256(built.schema)
+    provenance = provenance_for(source, identity, schema_sha, built.usage)
+    provenance["prompts"] = dict(sorted(built.prompts.items()))
+    layout_options = LayoutOptions(settings.page_budget, settings.fanout)
+    if built.group_summary is not None:
+        pages = build_pages(doc, built.record, source, provenance, layout_options, built.group_summary)
+    else:
+        pages = build_pages(doc, built.record, source, provenance, layout_options)
+    files = {p.path: p.render() for p in pages}
+    files[f"{doc}/{SOURCE_FILE}"] = source.text.encode("utf-8")
+    files[f"{doc}/{SCHEMA_FILE}"] = _dump_yaml({"hti": FORMAT_VERSION, "method": method, **built.schema})
+
+    target_branch = branch
+    if target_branch is None and existing is not None and not same_identity and not in_place:
+        label = (identity.get("model") or {}).get("name") or method
+        target_branch = f"hti/{doc}/{slugify(label, 40)}-{schema_sha.split(':')[1][:8]}"
+    usage_total = built.usage.get("total", built.usage)
+    trailers = {
+        "HTI-Doc": doc,
+        "HTI-Method": method,
+        "HTI-Model": (identity.get("model") or {}).get("name") or "none",
+        "HTI-Source-SHA256": source.sha256,
+        "HTI-Schema": schema_sha,
+        "HTI-Pages": str(len(pages)),
+        "HTI-Calls": str(usage_total.get("calls", 0)),
+        "HTI-Tokens-In": str(usage_total.get("input_tokens", 0)),
+        "HTI-Tokens-Out": str(usage_total.get("output_tokens", 0)),
+    }
+    verb = "Recompile" if existing is not None else "Compile"
+    message = f"{verb} {doc} ({method})\n\nSource: {source.name}, {len(source.text):,} chars; {len(pages)} pages."
+    result.pages = len(pages)
+    result.subjects = sum(1 for p in pages if p.kind == "subject" and "continues" not in p.meta)
+    result.usage = usage_total
+    result.warnings = list(source.warnings)
+    result.seconds = round(time.perf_counter() - started, 3)
+    return PreparedCompile(result, files, message, trailers, target_branch)
+
+
+def commit_prepared(
+    repo: IndexRepo,
+    prepared: list[PreparedCompile],
+    *,
+    one_commit: bool = False,
+    before_ref_move: Callable[[], None] | None = None,
+) -> list[CompileResult]:
+    """Commit prepared compiles: one commit each (or one for all), under the repository lock."""
+    todo = [p for p in prepared if p.files]
+    with repo.lock():
+        current = repo.current_branch()
+        groups = [todo] if one_commit and todo else [[p] for p in todo]
+        for group in groups:
+            if not group:
+                continue
+            started = time.perf_counter()
+            branches = {p.branch for p in group}
+            if len(branches) > 1:
+                raise UsageError("--one-commit cannot mix documents going to different branches")
+            target = group[0].branch
+            on_current = target is None or target == current
+            files: dict[str, bytes] = {}
+            for p in group:
+                files.update(p.files)
+            if len(group) == 1:
+                message, trailers = group[0].message, group[0].trailers
+            else:
+                docs = ", ".join(p.result.doc for p in group)
+                message = f"Compile {len(group)} documents\n\n{docs}"
+                trailers = {"HTI-Doc": " ".join(p.result.doc for p in group), "HTI-Method": group[0].result.method}
+            commit = repo.commit(
+                files,
+                message,
+                trailers,
+                branch=target,
+                replace_dirs=tuple(p.result.doc for p in group),
+                require_clean=tuple(p.result.doc for p in group) if on_current else (),
+                before_ref_move=before_ref_move,
+            )
+            for p in group:
+                r = p.result
+                r.commit, r.branch = commit.sha, commit.branch
+                r.status = "unchanged" if commit.sha is None else ("committed" if on_current else "branch")
+                r.changed = sum(1 for c in commit.changed if c.startswith(r.doc + "/"))
+                r.seconds = round(r.seconds + time.perf_counter() - started, 3)
+    return [p.result for p in prepared]
+
+
 def compile_path(
     repo: IndexRepo,
     path: str | Path,
@@ -130,74 +280,6 @@ def compile_path(
     before_ref_move: Callable[[], None] | None = None,
 ) -> CompileResult:
     """Compile the document at `path` into the index repository and commit it."""
-    started = time.perf_counter()
-    note = progress or (lambda _msg: None)
-    if repo.bare:
-        raise UsageError("cannot compile into a bare repository; use a clone with a working tree")
-    method = method or settings.resolved_method()
-    if method == "standard":
-        raise UsageError("the 'standard' method is not available in this build yet; use --method fast")
-    note("reading source")
-    source = load_source(path, settings.max_text_bytes)
-    doc = slugify(doc, 80) if doc else doc_slug(source.name)
-    identity = method_identity(method, settings)
-
-    head = repo.snapshot("HEAD")
-    existing = head.page(f"{doc}/{INDEX_FILE}").meta.get("provenance", {}) if head.exists(f"{doc}/{INDEX_FILE}") else None
-    same_identity = existing is not None and {k: existing.get(k) for k in identity} == identity
-    same_source = existing is not None and existing.get("source", {}).get("sha256") == "sha256:" + source.sha256
-    result = CompileResult(doc=doc, source=str(path), method=method, status="unchanged")
-    if same_identity and same_source and existing.get("format") == FORMAT_VERSION and not branch:
-        result.seconds = round(time.perf_counter() - started, 3)
-        return result
-
-    note(f"compiling {doc} ({method})")
-    record = compile_fast(source)
-    usage = {"calls": 0, "cached_calls": 0, "input_tokens": 0, "output_tokens": 0}
-    schema = schema_of(record)
-    schema_sha = canonical_sha256(schema)
-    provenance = provenance_for(source, identity, schema_sha, usage)
-    pages = build_pages(doc, record, source, provenance, LayoutOptions(settings.page_budget, settings.fanout))
-    files = {p.path: p.render() for p in pages}
-    files[f"{doc}/{SOURCE_FILE}"] = source.text.encode("utf-8")
-    files[f"{doc}/{SCHEMA_FILE}"] = _dump_yaml({"hti": FORMAT_VERSION, "method": method, **schema})
-
-    target_branch = branch
-    if target_branch is None and existing is not None and not same_identity and not in_place:
-        target_branch = f"hti/{doc}/{slugify(method, 20)}-{schema_sha.split(':')[1][:8]}"
-    trailers = {
-        "HTI-Doc": doc,
-        "HTI-Method": method,
-        "HTI-Model": identity.get("model", {}).get("name") or "none",
-        "HTI-Source-SHA256": source.sha256,
-        "HTI-Schema": schema_sha,
-        "HTI-Pages": str(len(pages)),
-        "HTI-Calls": str(usage["calls"]),
-        "HTI-Tokens-In": str(usage["input_tokens"]),
-        "HTI-Tokens-Out": str(usage["output_tokens"]),
-    }
-    verb = "Recompile" if existing is not None else "Compile"
-    message = f"{verb} {doc} ({method})\n\nSource: {source.name}, {len(source.text):,} chars; {len(pages)} pages."
-    note("committing")
-    with repo.lock():
-        current = repo.current_branch()
-        on_current = target_branch is None or target_branch == current
-        commit = repo.commit(
-            files,
-            message,
-            trailers,
-            branch=target_branch,
-            replace_dirs=(doc,),
-            require_clean=(doc,) if on_current else (),
-            before_ref_move=before_ref_move,
-        )
-    result.commit = commit.sha
-    result.branch = commit.branch
-    result.status = "unchanged" if commit.sha is None else ("committed" if on_current else "branch")
-    result.pages = len(pages)
-    result.subjects = sum(1 for p in pages if p.kind == "subject" and "continues" not in p.meta)
-    result.changed = len(commit.changed)
-    result.usage = usage
-    result.warnings = list(source.warnings)
-    result.seconds = round(time.perf_counter() - started, 3)
-    return result
+    prepared = prepare_compile(repo, path, settings, method=method, doc=doc, branch=branch,
+                               in_place=in_place, progress=progress)
+    return commit_prepared(repo, [prepared], before_ref_move=before_ref_move)[0]

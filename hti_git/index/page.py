@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import posixpath
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,8 +29,19 @@ def _yaml() -> YAML:
     return yaml
 
 
-_DUMPER = _yaml()
-_LOADER = YAML(typ="safe", pure=True)
+_LOCAL = threading.local()  # ruamel's YAML objects keep state while dumping: one per thread
+
+
+def _dumper() -> YAML:
+    if not hasattr(_LOCAL, "dumper"):
+        _LOCAL.dumper = _yaml()
+    return _LOCAL.dumper
+
+
+def _loader() -> YAML:
+    if not hasattr(_LOCAL, "loader"):
+        _LOCAL.loader = YAML(typ="safe", pure=True)  # the C loader misreads some plain scalars the emitter writes
+    return _LOCAL.loader
 
 
 @dataclass
@@ -55,7 +67,7 @@ class Page:
     def render(self) -> bytes:
         """The page's bytes: '---', YAML front-matter, '---', blank line, body."""
         buf = io.StringIO()
-        _DUMPER.dump(_plain(self.meta), buf)
+        _dumper().dump(_plain(self.meta), buf)
         body = self.body.rstrip("\n") + "\n"
         return (FENCE + buf.getvalue() + FENCE + "\n" + body).encode("utf-8")
 
@@ -78,7 +90,7 @@ def parse_page(path: str, data: bytes | str) -> Page:
     if end == -1:
         raise PageFormatError(f"{path}: front-matter is not closed by '---'")
     try:
-        meta = _LOADER.load(text[len(FENCE): end + 1]) or {}
+        meta = _loader().load(text[len(FENCE): end + 1]) or {}
     except YAMLError as exc:
         raise PageFormatError(f"{path}: invalid front-matter ({str(exc).splitlines()[0]})") from None
     if not isinstance(meta, dict):

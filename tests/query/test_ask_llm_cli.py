@@ -6,8 +6,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from conftest import DOC
 from model_stub import stub_handler
+from query_support import DOC
 
 from hti_git.cli import main
 from tests.support.openai_stub import OpenAIStub, bad_request

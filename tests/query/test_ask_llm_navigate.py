@@ -3,7 +3,7 @@ budgets, answer, not found, fallback, citations that must hold."""
 
 from __future__ import annotations
 
-from conftest import (
+from query_support import (
     ANSWER_NOW,
     DOC,
     GOVERNING_LAW,
@@ -52,7 +52,7 @@ def test_descend_then_answer_with_citations_that_hold(repo):
 
 def test_open_several_children_at_once(repo):
     def open_two(messages):
-        from conftest import link_id
+        from query_support import link_id
         return {"action": "open", "links": [link_id(messages, "7.9 Time"), link_id(messages, "Governing Law")],
                 "reason": "either"}
 
@@ -145,7 +145,7 @@ def test_invented_or_unsupported_citations_make_a_miss(repo):
 
 def test_one_bad_citation_is_dropped_and_the_good_one_kept(repo):
     def mixed(messages):
-        from conftest import evidence_id
+        from query_support import evidence_id
         good = evidence_id(messages, "laws of the State of New York")
         return {"found": True, "answer": "New York", "citations": [
             {"evidence": good, "quote": "laws of the State of New York"},

@@ -8,8 +8,8 @@ import os
 import subprocess
 import sys
 
-from conftest import DOC, citations_hold, client_for
 from model_stub import decide, stub_handler
+from query_support import DOC, citations_hold, client_for
 
 from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings

@@ -1,0 +1,138 @@
+"""Many documents in one run: expand inputs, prepare in parallel, commit in input order.
+
+One bad file never stops the others; each failure is reported with its reason.
+"""
+
+from __future__ import annotations
+
+import glob
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hti_git.compile.pipeline import CompileResult, PreparedCompile, commit_prepared, prepare_compile
+from hti_git.config import Settings
+from hti_git.errors import HtiError, SourceError
+from hti_git.sources import SUPPORTED_SUFFIXES
+from hti_git.store import IndexRepo
+
+
+@dataclass
+class BatchResult:
+    results: list[CompileResult] = field(default_factory=list)
+    failures: list[dict[str, str]] = field(default_factory=list)  # {"source", "error"}
+
+    def to_list(self) -> list[dict[str, Any]]:
+        return [r.to_dict() for r in self.results] + [{"status": "failed", **f} for f in self.failures]
+
+
+def expand_inputs(inputs: list[str]) -> tuple[list[Path], list[dict[str, str]]]:
+    """Files as given, supported files under folders (recursively), and glob patterns, deduplicated.
+
+    Returns (paths, failures) where failures name inputs that matched nothing.
+    """
+    paths: list[Path] = []
+    failures: list[dict[str, str]] = []
+    for item in inputs:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES
+                           and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            if not found:
+                failures.append({"source": item, "error": f"{item}: no supported documents in this folder"})
+            paths += found
+        elif any(ch in item for ch in "*?[") and not p.exists():
+            found = sorted(Path(m) for m in glob.glob(item, recursive=True) if Path(m).is_file())
+            if not found:
+                failures.append({"source": item, "error": f"{item}: pattern matched no files"})
+            paths += found
+        else:
+            paths.append(p)
+    unique: list[Path] = []
+    seen: set[Path] = set()
+    for p in paths:
+        key = p.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(p)
+    return unique, failures
+
+
+def compile_many(
+    repo: IndexRepo,
+    inputs: list[str],
+    settings: Settings,
+    *,
+    jobs: int = 1,
+    one_commit: bool = False,
+    on_done: Callable[[CompileResult | None, dict[str, str] | None], None] | None = None,
+    **options: Any,
+) -> BatchResult:
+    """Compile every input; each document becomes its own commit (or one commit with one_commit)."""
+    paths, failures = expand_inputs(inputs)
+    batch = BatchResult(failures=list(failures))
+    local = threading.local()
+    opened: list[IndexRepo] = []
+    lock = threading.Lock()
+
+    def worker_repo() -> IndexRepo:
+        if jobs <= 1:
+            return repo
+        r = getattr(local, "repo", None)
+        if r is None:  # GitPython objects are not thread-safe: one reader per worker
+            r = IndexRepo(repo.root)
+            local.repo = r
+            with lock:
+                opened.append(r)
+        return r
+
+    def prepare(path: Path) -> PreparedCompile | dict[str, str]:
+        try:
+            return prepare_compile(worker_repo(), path, settings, **options)
+        except HtiError as exc:
+            return {"source": str(path), "error": str(exc) if isinstance(exc, SourceError) else f"{path}: {exc}"}
+
+    docs_seen: dict[str, str] = {}
+    ready: list[PreparedCompile] = []
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for path, outcome in zip(paths, pool.map(prepare, paths)):
+                if isinstance(outcome, dict):
+                    batch.failures.append(outcome)
+                    if on_done:
+                        on_done(None, outcome)
+                    continue
+                other = docs_seen.get(outcome.result.doc)
+                if other is not None:
+                    failure = {"source": str(path), "error": f"{path}: same index folder as {other} ({outcome.result.doc}/)"}
+                    batch.failures.append(failure)
+                    if on_done:
+                        on_done(None, failure)
+                    continue
+                docs_seen[outcome.result.doc] = str(path)
+                if one_commit:
+                    ready.append(outcome)
+                    continue
+                try:
+                    result = commit_prepared(repo, [outcome])[0]
+                except HtiError as exc:
+                    failure = {"source": str(path), "error": f"{path}: {exc}"}
+                    batch.failures.append(failure)
+                    if on_done:
+                        on_done(None, failure)
+                    continue
+                batch.results.append(result)
+                if on_done:
+                    on_done(result, None)
+        if one_commit and ready:
+            batch.results += commit_prepared(repo, ready, one_commit=True)
+            if on_done:
+                for r in batch.results:
+                    on_done(r, None)
+    finally:
+        for r in opened:
+            r.close()
+    return batch

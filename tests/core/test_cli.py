@@ -1,0 +1,154 @@
+"""The CLI as a user drives it: init, compile (single and batch), ask, show, ls; errors and help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from hti_git.cli import main
+
+
+def _git(path, *args) -> str:
+    return subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True, text=True).stdout
+
+
+def run(*args, ok=True):
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    if ok:
+        assert result.exit_code == 0, result.output
+    return result
+
+
+@pytest.fixture
+def idx(tmp_path):
+    run("init", tmp_path / "idx")
+    return tmp_path / "idx"
+
+
+def _state(path):
+    return (_git(path, "rev-parse", "HEAD"), (path / ".git" / "index").read_bytes(),
+            _git(path, "status", "--porcelain", "--untracked-files=all"), _git(path, "for-each-ref"))
+
+
+def test_every_command_has_help_with_an_example():
+    for name, command in main.commands.items():
+        result = run(name, "--help")
+        assert "Example" in result.output, f"{name} --help has no example"
+        assert command.help and command.help.strip()
+
+
+def test_init_twice_changes_nothing(idx):
+    head = _git(idx, "rev-parse", "HEAD")
+    result = run("init", idx)
+    assert "Nothing to do" in result.output
+    assert _git(idx, "rev-parse", "HEAD") == head
+    assert (idx / "hti.yaml").read_text().startswith("# hti-git settings")
+    assert (idx / ".gitattributes").read_text().startswith("*.md diff=markdown")
+    assert (idx / "templates").is_dir()
+
+
+def test_main_workflow(idx, contract_text):
+    out = run("-C", idx, "compile", contract_text).output
+    assert "fast" in out and "committed" in out
+    rows = json.loads(run("-C", idx, "ls", "--json").output)
+    assert rows[0]["doc"] == "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"
+    assert rows[0]["pages"] > 10 and rows[0]["method"] == "fast"
+    tree = run("-C", idx, "show").output
+    assert "Governing Law" in tree
+    page = run("-C", idx, "show", "slingerbag/index.md").output
+    assert page.startswith("# ")
+    answer = json.loads(run("-C", idx, "ask", "--json", "Which state's law governs this agreement?").output)
+    assert answer["found"] and "New York" in answer["answer"]
+    assert set(answer) >= {"answer", "found", "citations", "usage", "trace"}
+    assert answer["citations"][0]["lines"][0] >= 1
+    text = run("-C", idx, "ask", "--trace", "Which state's law governs this agreement?").output
+    assert "Citations" in text and "source.txt#L" in text and "Cost: 0 model calls" in text
+    again = run("-C", idx, "compile", contract_text).output
+    assert "unchanged" in again
+
+
+def test_ask_at_an_older_revision(idx, contract_text, tmp_path):
+    run("-C", idx, "compile", contract_text)
+    amended = tmp_path / contract_text.name
+    amended.write_text(contract_text.read_text().replace("State of New York", "State of Delaware"))
+    run("-C", idx, "compile", amended)
+    now = json.loads(run("-C", idx, "ask", "--json", "Which state's law governs?").output)
+    old = json.loads(run("-C", idx, "ask", "--json", "--rev", "HEAD~1", "Which state's law governs?").output)
+    assert "Delaware" in now["answer"] and "New York" in old["answer"]
+
+
+@pytest.mark.parametrize("name,content,reason", [
+    ("missing.txt", None, "no such file"),
+    ("empty.txt", b"", "empty"),
+    ("tool.exe", b"MZ\x90\x00", "unsupported file type"),
+    ("picture.png", b"\x89PNG\r\n\x1a\n", "unsupported file type"),
+    ("binary.txt", b"\x00\x01\x02\x03" * 100, "binary"),
+    ("broken.pdf", b"%PDF-1.4\n1 0 obj\n<<", "PDF"),
+])
+def test_bad_input_is_one_line_and_changes_nothing(idx, tmp_path, name, content, reason):
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    before = _state(idx)
+    result = run("-C", idx, "compile", path, ok=False)
+    assert result.exit_code != 0
+    lines = [line for line in result.output.splitlines() if line.startswith("hti-git: error")]
+    assert len(lines) == 1 and name in lines[0] and reason in lines[0]
+    assert "Traceback" not in result.output
+    assert _state(idx) == before
+
+
+def test_too_large_document_is_refused(idx, tmp_path):
+    (idx / "hti.yaml").write_text("max_text_bytes: 100\n")
+    _git(idx, "commit", "-qam", "small limit")
+    doc = tmp_path / "big.txt"
+    doc.write_text("word " * 100)
+    before = _state(idx)
+    result = run("-C", idx, "compile", doc, ok=False)
+    assert result.exit_code == 1 and "limit" in result.output
+    assert _state(idx) == before
+
+
+def test_batch_compiles_the_good_and_names_the_bad(idx, tmp_path, contract_text):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.md").write_text("# Notes\n\nThe launch is planned for March.\n\n# Budget\n\nTen thousand euros.\n")
+    (folder / "empty.txt").write_text("")
+    result = run("-C", idx, "compile", "--json", "-j", 2, contract_text, folder, ok=False)
+    assert result.exit_code == 1
+    rows = json.loads(result.output)
+    statuses = sorted(r["status"] for r in rows)
+    assert statuses == ["committed", "committed", "failed"]
+    failed = [r for r in rows if r["status"] == "failed"][0]
+    assert "empty.txt" in failed["error"]
+    assert _git(idx, "rev-list", "--count", "HEAD").strip() == "3"  # init + one commit per document
+    assert _git(idx, "status", "--porcelain") == ""
+
+
+def test_batch_one_commit_and_globs(idx, tmp_path):
+    for i in range(3):
+        (tmp_path / f"memo{i}.md").write_text(f"# Memo {i}\n\nMemo number {i} says hello to team {i}.\n")
+    run("-C", idx, "compile", "--one-commit", str(tmp_path / "memo*.md"))
+    assert _git(idx, "rev-list", "--count", "HEAD").strip() == "2"
+    rows = json.loads(run("-C", idx, "ls", "--json").output)
+    assert [r["doc"] for r in rows] == ["memo0", "memo1", "memo2"]
+
+
+def test_not_a_repository_is_a_clear_error(tmp_path):
+    result = run("-C", tmp_path, "ls", ok=False)
+    assert result.exit_code == 1
+    assert "not a Git repository" in result.output and "hti-git init" in result.output
+
+
+def test_unknown_revision_is_a_clear_error(idx):
+    result = run("-C", idx, "ask", "--rev", "nope", "anything", ok=False)
+    assert result.exit_code != 0 and "unknown revision" in result.output
+
+
+def test_version():
+    assert "hti-git" in run("--version").output
+    assert isinstance(main, click.Group)

@@ -1,0 +1,71 @@
+"""Fixtures for model answering: a real index repository compiled with the fast method."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from hti_git.compile.pipeline import compile_path
+from hti_git.config import Settings
+from hti_git.llm import ModelClient, ScriptedProvider
+from hti_git.store import IndexRepo
+from hti_git.workspace import init_index
+
+DOC = "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"
+GOVERNING_LAW = f"{DOC}/clauses/article-7-general/7-10-governing-law.md"
+
+
+@pytest.fixture
+def repo(tmp_path, contract_text):
+    init_index(tmp_path / "idx")
+    r = IndexRepo(tmp_path / "idx")
+    compile_path(r, contract_text, Settings())
+    yield r
+    r.close()
+
+
+def client_for(*responses, default=None) -> tuple[ModelClient, ScriptedProvider]:
+    provider = ScriptedProvider(responses, default=default)
+    return ModelClient(provider), provider
+
+
+def link_id(messages: list[dict], title_part: str) -> str:
+    """The id (C3, R1, ...) the prompt gave the link whose title contains `title_part`."""
+    for ident, title in re.findall(r"^([CR]\d+)(?: \[[^\]]*\])? (.*)$", messages[-1]["content"], re.M):
+        if title_part.lower() in title.lower():
+            return ident
+    raise AssertionError(f"no link titled like {title_part!r} in:\n{messages[-1]['content']}")
+
+
+def evidence_id(messages: list[dict], text_part: str) -> str:
+    """The id of the evidence item whose text contains `text_part`."""
+    for ident, text in re.findall(r"^\[([ES]\d+)\] (.*)$", messages[-1]["content"], re.M):
+        if text_part.lower() in text.lower():
+            return ident
+    raise AssertionError(f"no evidence with {text_part!r} in:\n{messages[-1]['content']}")
+
+
+def open_(title_part: str, action: str = "open"):
+    """A scripted navigation reply that opens (or follows) the link titled like `title_part`."""
+    return lambda m: {"action": action, "links": [link_id(m, title_part)], "reason": f"{action} {title_part}"}
+
+
+def answer_citing(answer: str, text_part: str, quote: str | None = None):
+    """A scripted answer citing the evidence item containing `text_part` with `quote`."""
+    return lambda m: {"found": True, "answer": answer,
+                      "citations": [{"evidence": evidence_id(m, text_part), "quote": quote or text_part}]}
+
+
+ANSWER_NOW = {"action": "answer", "links": [], "reason": "enough"}
+UP = {"action": "up", "links": [], "reason": "try elsewhere"}
+NOT_FOUND = {"found": False, "answer": "not found", "citations": []}
+
+
+def citations_hold(snapshot, answer) -> None:
+    """Every citation points at a real span of source.txt at that revision, with that text."""
+    for c in answer.citations:
+        text = snapshot.read_text(f"{c.doc}/source.txt")
+        assert 0 <= c.start < c.end <= len(text)
+        assert text[c.start:c.end] == c.text
+        assert snapshot.exists(c.page)

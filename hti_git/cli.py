@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from hti_git import __version__
-from hti_git.errors import HtiError
+from hti_git.errors import ConfigError, HtiError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -392,6 +392,110 @@ def verify_command(ctx: click.Context, rev: str, docs: tuple[str, ...], as_json:
             click.echo(f"{len(report.problems)} problem(s) in {summary}", err=True)
     if not report.ok:
         ctx.exit(1)
+
+
+@main.command(context_settings=CONTEXT)
+@click.option("--model", default=None, help="Check this model instead of the configured one.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def check(ctx: click.Context, model: str | None, as_json: bool) -> None:
+    """Call the configured model endpoint once and report model, latency and structured output.
+
+    The first thing to run after setting OPENAI_API_KEY / OPENAI_BASE_URL / HTI_MODEL.
+    Exits non-zero when the endpoint cannot be used.
+
+    \b
+    Example:
+      OPENAI_BASE_URL=http://localhost:11434/v1 HTI_MODEL=llama3.1 hti-git check
+    """
+    from hti_git.llm.check import check_endpoint
+    from hti_git.workspace import open_index
+
+    try:
+        repo, settings = open_index(ctx.obj["dir"])
+        root = None if repo.bare else repo.root
+        repo.close()
+    except HtiError:
+        from hti_git.config import load_settings
+
+        settings, root = load_settings(None), None
+    settings = settings.with_overrides(model=model)
+    if not settings.model_configured():
+        raise ConfigError("no model endpoint configured: set OPENAI_API_KEY (and HTI_MODEL or `model:` in "
+                          "hti.yaml), or OPENAI_BASE_URL for a local OpenAI-compatible server")
+    report = check_endpoint(settings, root)
+    if as_json:
+        _emit_json(report)
+    else:
+        status = click.style("ok", fg="green") if report["ok"] else click.style("failed", fg="red")
+        click.echo(f"endpoint           {report['base_url']}")
+        click.echo(f"model              {report['model'] or '(server default)'}")
+        click.echo(f"status             {status}")
+        if report["latency_ms"] is not None:
+            click.echo(f"latency            {report['latency_ms']:.0f} ms")
+        structured = {True: "json_schema supported", False: "JSON mode fallback (validated + repair)", None: "unknown"}
+        click.echo(f"structured output  {structured[report['structured_output']]}")
+        if report["error"]:
+            click.echo(f"error              {report['error']}")
+    if not report["ok"]:
+        ctx.exit(1)
+
+
+@main.group(context_settings=CONTEXT)
+def cache() -> None:
+    """Inspect or clear the model response cache (.git/hti/cache.sqlite).
+
+    \b
+    Example:
+      hti-git cache stats
+      hti-git cache clear
+    """
+
+
+@cache.command(name="stats", context_settings=CONTEXT)
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@click.pass_context
+def cache_stats(ctx: click.Context, as_json: bool) -> None:
+    """Show how many responses are cached and how much space they take.
+
+    \b
+    Example:
+      hti-git cache stats --json
+    """
+    from hti_git.llm.cache import ResponseCache
+
+    repo, _ = _repo(ctx)
+    store = ResponseCache(repo.hti_dir / "cache.sqlite")
+    try:
+        stats = store.stats()
+    finally:
+        store.close()
+    if as_json:
+        _emit_json(stats)
+        return
+    click.echo(f"{stats['entries']} cached responses, {stats['bytes'] / 1024:.0f} KiB in {stats['path']}")
+    for name, n in stats["models"].items():
+        click.echo(f"  {name}: {n}")
+
+
+@cache.command(name="clear", context_settings=CONTEXT)
+@click.pass_context
+def cache_clear(ctx: click.Context) -> None:
+    """Delete every cached model response (the next compile calls the model again).
+
+    \b
+    Example:
+      hti-git cache clear
+    """
+    from hti_git.llm.cache import ResponseCache
+
+    repo, _ = _repo(ctx)
+    store = ResponseCache(repo.hti_dir / "cache.sqlite")
+    try:
+        removed = store.clear()
+    finally:
+        store.close()
+    click.echo(f"Removed {removed} cached response(s).")
 
 
 def run() -> None:  # pragma: no cover - console entry for `python -m hti_git`

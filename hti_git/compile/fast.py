@@ -18,6 +18,7 @@ from hti_git.sources.types import SourceText
 
 _ORG = re.compile(r"\b(Inc|Corp|Corporation|Company|LLC|L\.L\.C|Ltd|Limited|GmbH|S\.A|N\.V|plc|LP|L\.P|individual|bank|association|trust)\b", re.I)
 _WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_NOT_PARTIES = {"Agreement", "Effective Date", "Party", "Parties", "Term", "Contract", "Closing", "Closing Date"}
 MIN_SECTION_BODY = 40  # characters of text beyond the heading for a section to be a subject
 
 
@@ -150,8 +151,8 @@ def _term_categories(text: str, vocab: _Vocabulary) -> tuple[Category, Category]
     for term, offsets in sorted(structure.defined_terms(text).items(), key=lambda kv: kv[1][0]):
         at = offsets[0]
         start, end = _sentence_around(text, at)
-        context = text[max(0, at - 250): at]
-        is_party = at < preamble_end and bool(_ORG.search(context))
+        context = text[max(0, at - 150): at]
+        is_party = at < preamble_end and term not in _NOT_PARTIES and bool(_ORG.search(context))
         subject = Subject(name=term, slug=unique_slug(term, taken))
         subject.fields["defined in"] = [FieldValue(text[start:end], [(start, end)])]
         uses = [m.start() for m in re.finditer(re.escape(term), text)]

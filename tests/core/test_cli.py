@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from hti_git.cli import main
+from tests.support.pdfgen import pdf_bytes
 
 
 def _git(path, *args) -> str:
@@ -99,6 +100,34 @@ def test_bad_input_is_one_line_and_changes_nothing(idx, tmp_path, name, content,
     lines = [line for line in result.output.splitlines() if line.startswith("hti-git: error")]
     assert len(lines) == 1 and name in lines[0] and reason in lines[0]
     assert "Traceback" not in result.output
+    assert _state(idx) == before
+
+
+def _scanned_pdf() -> bytes:
+    import io
+
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument.new()
+    doc.new_page(612, 792)
+    buf = io.BytesIO()
+    doc.save(buf)
+    doc.close()
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("name,make,reason", [
+    ("locked.pdf", lambda: pdf_bytes([["Secret terms"]], encrypted=True), "encrypted"),
+    ("scan.pdf", _scanned_pdf, "OCR"),
+    ("cut.pdf", lambda: pdf_bytes([["Page one"], ["Page two"]])[:-40], "PDF"),
+])
+def test_unreadable_pdfs_are_refused_and_change_nothing(idx, tmp_path, name, make, reason):
+    path = tmp_path / name
+    path.write_bytes(make())
+    before = _state(idx)
+    result = run("-C", idx, "compile", path, ok=False)
+    assert result.exit_code == 1
+    assert result.output.count("hti-git: error") == 1 and name in result.output and reason in result.output
     assert _state(idx) == before
 
 

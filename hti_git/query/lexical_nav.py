@@ -73,12 +73,15 @@ def ask_fast(
             raise UsageError(f"no document named {unknown[0]!r} at {snapshot.rev} (have: {', '.join(available)})")
         candidates = docs
     else:
-        candidates = _route(snapshot, q, available, answer)
+        candidates = None
     if not q:
         answer.answer = "not found: the question has no searchable words"
         return answer
-
-    contexts = {d: _DocContext(snapshot, d) for d in candidates}
+    contexts: dict[str, _DocContext] = {}
+    if candidates is None:
+        candidates = _route(snapshot, q, available, answer, contexts)
+    for d in candidates:
+        contexts.setdefault(d, _DocContext(snapshot, d))
     per_doc_pages = max(3, max_pages // len(candidates))
     found: list[_Candidate] = []
     for doc in candidates:
@@ -115,17 +118,30 @@ def ask_fast(
     return answer
 
 
-def _route(snapshot: Snapshot, q: list[str], available: list[str], answer: Answer) -> list[str]:
-    """With several documents, keep those whose root page matches the question best."""
+def _route(snapshot: Snapshot, q: list[str], available: list[str], answer: Answer,
+           contexts: dict[str, _DocContext] | None = None) -> list[str]:
+    """With several documents, keep those whose root page matches the question best.
+
+    Root pages are short; when they do not tell the documents apart (no match, or a near tie),
+    the best passage of each document's source decides instead.
+    """
     if len(available) == 1:
         return available
     roots = [snapshot.page(f"{d}/{INDEX_FILE}") for d in available]
-    texts = [terms(_page_text(r)) for r in roots]
-    model = BM25(texts)
+    model = BM25([terms(_page_text(r)) for r in roots])
     scored = sorted(((model.score(q, i), d) for i, d in enumerate(available)), key=lambda x: (-x[0], x[1]))
-    keep = [d for s, d in scored if s >= scored[0][0] * 0.8][:2]
-    for s, d in scored:
-        answer.trace.append(Step(f"{d}/{INDEX_FILE}", "route", round(s, 3), "kept" if d in keep else "skipped"))
+    how = "root"
+    if scored[0][0] <= 0 or scored[1][0] >= scored[0][0] * 0.8:
+        how = "source"
+        rescored = []
+        for _, d in scored:
+            ctx = contexts.setdefault(d, _DocContext(snapshot, d)) if contexts is not None else _DocContext(snapshot, d)
+            best = max((c.score for c in _search_source(ctx, q, 1)), default=0.0)
+            rescored.append((best / (ctx.model.ceiling(q) or 1.0), d))
+        scored = sorted(rescored, key=lambda x: (-x[0], x[1]))
+    keep = [d for sc, d in scored if sc > 0 and sc >= scored[0][0] * 0.8][:2] or [scored[0][1]]
+    for sc, d in scored:
+        answer.trace.append(Step(f"{d}/{INDEX_FILE}", "route", round(sc, 3), f"{'kept' if d in keep else 'skipped'} ({how})"))
     return keep
 
 

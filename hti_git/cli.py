@@ -498,6 +498,81 @@ def cache_clear(ctx: click.Context) -> None:
     click.echo(f"Removed {removed} cached response(s).")
 
 
+@main.command(name="eval", context_settings=CONTEXT)
+@click.argument("questions", type=click.Path(exists=True, dir_okay=False))
+@click.option("--rev", "revs", multiple=True, help="Evaluate the index at this revision (repeatable; default HEAD).")
+@click.option("--baseline", "baselines", multiple=True, type=click.Choice(["full-document", "chunks"]),
+              help="Also run this baseline with the same model (repeatable).")
+@click.option("--out", "out_dir", default="eval-out", show_default=True, type=click.Path(file_okay=False),
+              help="Folder for report.md, results.jsonl and plot.png.")
+@click.option("--method", type=click.Choice(["auto", "fast", "llm"]), default="auto", show_default=True,
+              help="How the index answers (as for ask); without a model every system runs offline.")
+@click.option("--judge-model", default=None, help="Model for the LLM judge (default: the configured model).")
+@click.option("--no-judge", is_flag=True, help="Score by the deterministic match only.")
+@click.option("--chunks-k", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Passages the chunks baseline retrieves.")
+@click.option("--context-tokens", type=click.IntRange(min=1), default=128_000, show_default=True,
+              help="Context limit for the full-document baseline (longer sources are cut, with a note).")
+@click.option("--no-cache", is_flag=True, help="Answer everything again instead of resuming from .git/hti/eval/.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary (systems, comparisons, files) as JSON.")
+@click.pass_context
+def eval_command(ctx: click.Context, questions: str, revs: tuple[str, ...], baselines: tuple[str, ...], out_dir: str,
+                 method: str, judge_model: str | None, no_judge: bool, chunks_k: int, context_tokens: int,
+                 no_cache: bool, as_json: bool) -> None:
+    """Score the index on a question set against baselines: accuracy, evidence recall and tokens.
+
+    QUESTIONS is JSON Lines: question, answer (the reference), optional doc and evidence (gold
+    passages). Answers are scored by a normalised match (yes/no, dates, numbers, names), else by an
+    LLM judge when a model is configured. Without a model everything runs offline: the index answers
+    with `fast`, `chunks` extractively, `full-document` reports only what its prompt would cost.
+    Answers are cached, so an interrupted run resumes. Two --rev show per-question wins and losses.
+
+    \b
+    Example:
+      hti-git eval qa.jsonl --baseline full-document --baseline chunks --out eval-out
+      hti-git eval qa.jsonl --rev main --rev hti/contract/gpt-5-mini --json
+    """
+    from hti_git.eval.harness import EvalOptions, run_eval
+    from hti_git.eval.questions import load_questions
+    from hti_git.eval.report import render_table, write_outputs
+
+    repo, settings = _repo(ctx)
+    qs = load_questions(questions)
+    options = EvalOptions(revs=revs or ("HEAD",), baselines=baselines, method=method, judge=not no_judge,
+                          judge_model=judge_model, chunks_k=chunks_k, context_tokens=context_tokens,
+                          use_cache=not no_cache)
+    bar: dict[str, Any] = {}
+
+    def progress(done: int, total: int, label: str) -> None:
+        if as_json or not sys.stderr.isatty():
+            return
+        if "bar" not in bar:
+            bar["bar"] = click.progressbar(length=total, label="answering", file=sys.stderr)
+        bar["bar"].label = f"answering ({label})"
+        bar["bar"].update(1)
+
+    try:
+        result = run_eval(repo, settings, qs, options, source=Path(questions).name, progress=progress)
+    finally:
+        if "bar" in bar:
+            bar["bar"].render_finish()
+    written = write_outputs(result, Path(out_dir))
+    if as_json:
+        _emit_json({**result.to_dict(), "files": written})
+        return
+    click.echo(render_table(result), nl=False)
+    if result.mode == "offline":
+        click.echo("Offline (no model): index with fast, chunks extractive, full-document accuracy n/a; "
+                   "'~' tokens are estimates of text read.")
+    if result.judge["status"] != "used":
+        click.echo(f"Judge {result.judge['status']}: {result.judge['note']}.")
+    for c in result.comparisons:
+        click.echo(f"{c['base']} -> {c['other']}: {len(c['wins'])} won, {len(c['losses'])} lost, "
+                   f"{c['unchanged']} unchanged")
+    click.echo(f"Report: {written['report']}  results: {written['results']}  "
+               f"plot: {written['plot'] or written.get('plot_note')}")
+
+
 def run() -> None:  # pragma: no cover - console entry for `python -m hti_git`
     main(prog_name="hti-git", windows_expand_args=False)
 

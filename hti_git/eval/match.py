@@ -6,9 +6,9 @@ Rules, tried in order (the first that applies decides; `None` means "cannot tell
   not found counts as No (the clause is absent). Extractive systems (no model) cannot say yes or no:
   they answer Yes when they found a passage with evidence and No when they found nothing.
 - not found: a value question the system did not answer is wrong.
-- containment: the normalised reference occurs in the normalised answer.
 - date: every date in the reference (11/9/05, 2005-11-09, November 9, 2005, 9th day of November,
   ...) is in the answer; a year missing on either side (CUAD writes 04/30/[]) matches any year.
+- containment: the normalised reference occurs in the normalised answer.
 - number: every number in the reference (digits or words: "thirty (30) days") is in the answer,
   with the reference's units (days, months, years, percent).
 - names: each `;`-separated part of the reference (a party list), cut at its first parenthesis,
@@ -87,15 +87,15 @@ def match_answer(reference: str, answer: str, found: bool, *, extractive: bool =
         return Match(said == ref, "yes-no (extractive rule)" if extractive else "yes-no")
     if not found or not answer.strip():
         return Match(False, "not found")
-    cand = normalise(answer)
-    if ref and f" {ref} " in f" {cand} ":
-        return Match(True, "containment")
     ref_dates = find_dates(reference)
-    if ref_dates:
+    if ref_dates:  # before containment: "4/26/16" must not match the digits "4 26 16" of a clause number
         cand_dates = find_dates(answer)
         if all(any(same_date(r, c) for c in cand_dates) for r in ref_dates):
             return Match(True, "date")
         return Match(None, "date: no matching date")
+    cand = normalise(answer)
+    if ref and f" {ref} " in f" {cand} ":
+        return Match(True, "containment")
     ref_numbers = find_numbers(reference)
     if ref_numbers:
         units = {_UNITS[w] for w in re.findall(r"[a-z]+|%", reference.lower()) if w in _UNITS}

@@ -1,0 +1,152 @@
+"""Summaries, bottom-up: subjects, then categories from their entries, then the root overview.
+
+These are the texts navigation reads. Each prompt holds only what it summarises (a subject's own
+values; a category's entries; the root's opening and category summaries), so an edit re-asks only
+along the changed path and everything else comes from the response cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from hti_git.compile.extract import clean_line
+from hti_git.compile.merge import Merged
+from hti_git.compile.schema import Schema
+from hti_git.index.model import Category, Subject
+from hti_git.llm.client import ModelClient
+from hti_git.llm.prompts import Template
+from hti_git.query.evidence import fence
+from hti_git.tokens import estimate_tokens
+
+SUBJECT_CONTENT_TOKENS = 1_200  # a subject prompt shows at most this much of its values
+ENTRY_CHARS = 160  # an entry line in a category prompt
+OPENING_CHARS = 600  # the document opening the root prompt shows (titles and parties live there)
+SUBJECT_SUMMARY_CHARS = 240
+CATEGORY_SUMMARY_CHARS = 700
+ROOT_SUMMARY_CHARS = 1_000
+
+SUMMARY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"summary": {"type": "string"}},
+    "required": ["summary"],
+    "additionalProperties": False,
+}
+OVERVIEW_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"title": {"type": "string"}, "summary": {"type": "string"}},
+    "required": ["title", "summary"],
+    "additionalProperties": False,
+}
+
+
+def _reply(completion, key: str = "summary") -> str:
+    data = completion.json
+    return str(data.get(key) or "") if isinstance(data, dict) else ""
+
+
+def subject_content(subject: Subject) -> str:
+    """A subject as its summary prompt shows it: name, aliases and values, within a token cap."""
+    lines = [f"Subject: {subject.name}"]
+    if subject.aliases:
+        lines.append("Also called: " + "; ".join(subject.aliases))
+    used = estimate_tokens("\n".join(lines))
+    for name, values in subject.fields.items():
+        for value in values:
+            line = f"{name}: {' '.join(value.text.split())}"
+            cost = estimate_tokens(line)
+            if used + cost > SUBJECT_CONTENT_TOKENS:
+                line = line[: max(0, (SUBJECT_CONTENT_TOKENS - used) * 3)] + " …"
+                lines.append(line)
+                return fence("\n".join(lines))
+            lines.append(line)
+            used += cost
+    return fence("\n".join(lines))
+
+
+def fallback_subject_summary(subject: Subject) -> str:
+    """An extractive one-liner when the model gave none: the first value, else the name."""
+    for values in subject.fields.values():
+        for value in values:
+            return clean_line(value.text, 160)
+    return subject.name
+
+
+async def summarize_subject(client: ModelClient, template: Template, merged: Merged) -> None:
+    """One line for a subject merged from several chunks (their one-line views no longer cover it)."""
+    subject = merged.subject
+    completion = await client.complete("summarize", template.messages(subject=subject_content(subject)),
+                                       SUMMARY_SCHEMA, label=subject.name)
+    subject.summary = clean_line(_reply(completion), SUBJECT_SUMMARY_CHARS) or subject.summary \
+        or fallback_subject_summary(subject)
+
+
+def _first_offset(item: Category | Subject) -> int:
+    if isinstance(item, Subject):
+        spans = item.spans
+        return spans[0][0] if spans else 1 << 62
+    return min([_first_offset(c) for c in item.children] + [_first_offset(s) for s in item.subjects],
+               default=1 << 62)
+
+
+def entries(category: Category) -> list[Category | Subject]:
+    """A category's children and subjects in document order, as the layout lists them."""
+    return sorted([*category.children, *category.subjects], key=_first_offset)
+
+
+def _count(category: Category) -> int:
+    return len(category.subjects) + sum(_count(c) for c in category.children)
+
+
+def category_content(category: Category, description: str) -> str:
+    lines = [f"Section: {category.name}"]
+    if description:
+        lines.append(f"About: {description}")
+    lines.append("Entries:")
+    for item in entries(category):
+        if isinstance(item, Category):
+            lines.append(f"- {item.name} ({_count(item)} entries): {clean_line(item.summary, ENTRY_CHARS)}")
+        else:
+            lines.append(f"- {item.name}: {clean_line(item.summary, ENTRY_CHARS)}")
+    return fence("\n".join(lines))
+
+
+def fallback_category_summary(category: Category) -> str:
+    names = [item.name for item in entries(category)]
+    text = f"{len(names)} entries: " + "; ".join(names)
+    return text if len(text) <= 320 else text[:317].rsplit(";", 1)[0] + "; …"
+
+
+async def summarize_category(client: ModelClient, template: Template, category: Category,
+                             descriptions: dict[int, str]) -> None:
+    """Summaries of a category tree, children first (siblings concurrently), then the category."""
+    await asyncio.gather(*(summarize_category(client, template, c, descriptions) for c in category.children))
+    content = category_content(category, descriptions.get(id(category), ""))
+    completion = await client.complete("summarize", template.messages(category=content), SUMMARY_SCHEMA,
+                                       label=category.name)
+    category.summary = clean_line(_reply(completion), CATEGORY_SUMMARY_CHARS) or fallback_category_summary(category)
+
+
+def overview_content(opening: str, schema: Schema, categories: list[Category]) -> str:
+    lines = ["Opening of the document:", opening.strip(), "", "Sections of the index:"]
+    for c in categories:
+        lines.append(f"- {c.name} ({_count(c)} entries): {clean_line(c.summary, 2 * ENTRY_CHARS)}")
+    if schema.overview:
+        lines += ["", f"Index design: {schema.overview}"]
+    return fence("\n".join(lines))
+
+
+async def write_overview(client: ModelClient, template: Template, text: str, schema: Schema,
+                         categories: list[Category], fallback_title: str) -> tuple[str, str]:
+    """(title, mega summary) of the root page."""
+    opening = text[:OPENING_CHARS]
+    cut = opening.rfind(" ")
+    if len(text) > OPENING_CHARS and cut > OPENING_CHARS // 2:
+        opening = opening[:cut]  # end on a word, so the prompt does not change with the next word
+    completion = await client.complete("summarize", template.messages(document=overview_content(opening, schema, categories)),
+                                       OVERVIEW_SCHEMA, label="root")
+    title = clean_line(_reply(completion, "title"), 120) or fallback_title
+    summary = clean_line(_reply(completion), ROOT_SUMMARY_CHARS)
+    if not summary:
+        summary = schema.overview or "; ".join(c.name for c in categories)
+    return title, summary

@@ -8,21 +8,26 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
 
 from hti_git import FORMAT_VERSION, __version__
 from hti_git.compile.fast import compile_fast
 from hti_git.config import Settings
-from hti_git.errors import UsageError
+from hti_git.errors import HtiError, UsageError
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LayoutOptions, build_pages
 from hti_git.index.model import Record
 from hti_git.index.slug import doc_slug, slugify
 from hti_git.sources import SourceText, load_source
 from hti_git.store import IndexRepo
 
+if TYPE_CHECKING:
+    from hti_git.compile.standard import StandardOptions
+
 Progress = Callable[[str], None]
+CACHE_FILE = "cache.sqlite"  # the response cache, under .git/hti/
 
 
 @dataclass
@@ -80,8 +85,13 @@ def _dump_yaml(value: Any) -> bytes:
     return buf.getvalue().encode("utf-8")
 
 
-def method_identity(method: str, settings: Settings) -> dict[str, Any]:
-    """Everything besides the source that decides a compile's output; differing -> new branch."""
+def method_identity(method: str, settings: Settings, prompts: dict[str, str] | None = None,
+                    schema_sha: str | None = None) -> dict[str, Any]:
+    """Everything besides the source that decides a compile's output; differing -> new branch.
+
+    For `standard`: the model and its parameters, chunking, the prompt templates' hashes and, when
+    the schema is given (--schema FILE), its hash; a discovered schema follows from the rest.
+    """
     identity: dict[str, Any] = {
         "method": method,
         "layout": {"page_budget": settings.page_budget, "fanout": settings.fanout},
@@ -94,6 +104,9 @@ def method_identity(method: str, settings: Settings) -> dict[str, Any]:
             "max_output_tokens": settings.max_output_tokens,
         }
         identity["layout"].update(chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap)
+        identity["prompts"] = dict(sorted((prompts or {}).items()))
+        if schema_sha is not None:
+            identity["schema_sha256"] = schema_sha
     return identity
 
 
@@ -112,7 +125,7 @@ def provenance_for(source: SourceText, identity: dict[str, Any], schema_sha: str
         },
         **identity,
         "schema_sha256": schema_sha,
-        "prompts": {},
+        "prompts": identity.get("prompts", {}),
         "usage": usage,
     }
 
@@ -126,6 +139,7 @@ class RecordBuild:
     usage: dict[str, Any]
     prompts: dict[str, str] = field(default_factory=dict)  # template name -> sha256
     group_summary: Any = None  # optional callable for summaries of layout groups
+    notes: list[str] = field(default_factory=list)  # what the method dropped or repaired, for the user
 
 
 @dataclass
@@ -139,13 +153,33 @@ class PreparedCompile:
     branch: str | None = None
 
 
-def build_record(method: str, source: SourceText, settings: Settings, repo_root: Path | None, progress: Progress) -> RecordBuild:
+def build_record(method: str, source: SourceText, settings: Settings, repo_root: Path | None, progress: Progress,
+                 standard: StandardOptions | None = None, cache_path: Path | None = None) -> RecordBuild:
     """Run one compile method over a source. `fast` needs nothing else; `standard` calls a model."""
     if method == "fast":
         record = compile_fast(source)
         usage = {"calls": 0, "cached_calls": 0, "input_tokens": 0, "output_tokens": 0}
         return RecordBuild(record, schema_of(record), usage)
-    raise UsageError("the 'standard' method is not available in this build yet; use --method fast")
+    if method != "standard":
+        raise UsageError(f"unknown compile method {method!r}; use fast or standard")
+    from hti_git.compile.standard import compile_standard
+
+    built = compile_standard(source, settings, repo_root, cache_path, progress, standard)
+    return RecordBuild(built.record, built.schema, built.usage, built.prompts, notes=built.notes)
+
+
+def existing_schema(snapshot, doc: str):
+    """The schema a document's index at `snapshot` was compiled with (None if absent or unreadable)."""
+    from hti_git.compile.schema import schema_from_data
+
+    path = f"{doc}/{SCHEMA_FILE}"
+    if not snapshot.exists(path):
+        return None
+    try:
+        data = YAML(typ="safe", pure=True).load(snapshot.read_text(path))
+        return schema_from_data(data, strict=True)
+    except (HtiError, YAMLError, UnicodeDecodeError):  # an unreadable schema is rediscovered, never fatal
+        return None
 
 
 def prepare_compile(
@@ -158,6 +192,7 @@ def prepare_compile(
     branch: str | None = None,
     in_place: bool = False,
     progress: Progress | None = None,
+    standard: StandardOptions | None = None,
 ) -> PreparedCompile:
     """Read, compile and lay out one document; nothing is written to the repository."""
     started = time.perf_counter()
@@ -168,7 +203,14 @@ def prepare_compile(
     note("reading source")
     source = load_source(path, settings.max_text_bytes)
     doc = slugify(doc, 80) if doc else doc_slug(source.name)
-    identity = method_identity(method, settings)
+    if method == "standard":
+        from hti_git.compile.standard import StandardOptions, prompt_hashes
+
+        standard = StandardOptions(**vars(standard)) if standard is not None else StandardOptions()
+        given_sha = canonical_sha256(standard.schema.to_dict()) if standard.schema is not None else None
+        identity = method_identity(method, settings, prompt_hashes(repo.root, standard), given_sha)
+    else:
+        identity = method_identity(method, settings)
 
     head = repo.snapshot("HEAD")
     existing = head.page(f"{doc}/{INDEX_FILE}").meta.get("provenance", {}) if head.exists(f"{doc}/{INDEX_FILE}") else None
@@ -179,8 +221,13 @@ def prepare_compile(
         result.seconds = round(time.perf_counter() - started, 3)
         return PreparedCompile(result)
 
+    if method == "standard" and same_identity and standard.schema is None:
+        # A new version of the source, same settings: compile against the index's own schema, so
+        # categories stay put and unchanged chunks are answered from the cache.
+        standard.reuse_schema = existing_schema(head, doc)
     note(f"compiling {doc} ({method})")
-    built = build_record(method, source, settings, None if repo.bare else repo.root, note)
+    built = build_record(method, source, settings, None if repo.bare else repo.root, note, standard,
+                         repo.hti_dir / CACHE_FILE)
     schema_sha = canonical_sha256(built.schema)
     provenance = provenance_for(source, identity, schema_sha, built.usage)
     provenance["prompts"] = dict(sorted(built.prompts.items()))
@@ -214,7 +261,7 @@ def prepare_compile(
     result.pages = len(pages)
     result.subjects = sum(1 for p in pages if p.kind == "subject" and "continues" not in p.meta)
     result.usage = usage_total
-    result.warnings = list(source.warnings)
+    result.warnings = list(source.warnings) + list(built.notes)
     result.seconds = round(time.perf_counter() - started, 3)
     return PreparedCompile(result, files, message, trailers, target_branch)
 
@@ -278,8 +325,9 @@ def compile_path(
     in_place: bool = False,
     progress: Progress | None = None,
     before_ref_move: Callable[[], None] | None = None,
+    standard: StandardOptions | None = None,
 ) -> CompileResult:
     """Compile the document at `path` into the index repository and commit it."""
     prepared = prepare_compile(repo, path, settings, method=method, doc=doc, branch=branch,
-                               in_place=in_place, progress=progress)
+                               in_place=in_place, progress=progress, standard=standard)
     return commit_prepared(repo, [prepared], before_ref_move=before_ref_move)[0]

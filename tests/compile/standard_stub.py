@@ -88,9 +88,9 @@ def reply(messages: list[dict]) -> dict:
         return {"summary": f"{name.group(1) if name else 'Section'}: {len(entries)} entries, "
                            f"including {'; '.join(e.strip() for e in entries[:3])}."}
     if system.startswith("You write the root page"):
-        body = document_text(user)
-        lines = [x.strip() for x in body.splitlines()[1:] if x.strip()]
-        title = next((x for x in lines if 4 <= len(x) <= 80), "Agreement")
+        opening = document_text(user).split("\n\nSections of the index:")[0].removeprefix("Opening of the document:")
+        m = re.search(r"\S.{2,80}?AGREEMENT", opening, re.I)
+        title = " ".join(m.group(0).split()) if m else " ".join(opening.split()[:6]) or "Agreement"
         return {"title": title, "summary": f"The index of {title}: clauses and defined terms."}
     if system.startswith("A section of a document index has too many entries"):
         ids = re.findall(r"^(S\d+) ", document_text(user), re.M)

@@ -1,0 +1,281 @@
+"""The `standard` method (paper §3.2-3.3): discover -> extract -> merge -> group -> summarize.
+
+One event loop runs the whole compile so the model calls of a stage go out together (bounded by
+the client's concurrency); every call passes through the response cache, so a re-run after a
+crash, or a recompile after a one-paragraph edit, only pays for what changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hti_git.compile.chunking import stable_chunks
+from hti_git.compile.discover import discover_schema, discovery_messages, sample_budget, sample_text
+from hti_git.compile.extract import Extracted, extract_chunk, extraction_messages
+from hti_git.compile.group import group_category, overflows
+from hti_git.compile.merge import merge
+from hti_git.compile.quotes import QuoteLocator
+from hti_git.compile.schema import CategorySpec, FieldSpec, Schema
+from hti_git.compile.summarize import (
+    fallback_subject_summary,
+    summarize_category,
+    summarize_subject,
+    write_overview,
+)
+from hti_git.config import Settings
+from hti_git.index.layout import LayoutOptions
+from hti_git.index.model import Record
+from hti_git.llm.client import ModelClient, build_client
+from hti_git.llm.estimate import prompt_tokens
+from hti_git.llm.prompts import Template, load_template
+from hti_git.llm.provider import Provider
+from hti_git.sources.types import SourceText
+from hti_git.tokens import estimate_tokens
+
+TEMPLATES = ("discover", "extract", "summarize", "category", "overview", "group")
+Progress = Callable[[str], None]
+
+
+@dataclass
+class StandardOptions:
+    """How to run a standard compile beyond Settings (set from CLI flags, or by tests)."""
+
+    schema: Schema | None = None  # a reviewed schema (--schema FILE): no discovery
+    no_cache: bool = False
+    max_tokens: int | None = None  # stop (BudgetExceededError) before spending more
+    provider: Provider | None = None  # tests inject a scripted provider
+    reuse_schema: Schema | None = None  # set by the pipeline: the index's own schema, for an edited source
+
+
+@dataclass
+class StandardBuild:
+    record: Record
+    schema: dict[str, Any]
+    usage: dict[str, Any]
+    prompts: dict[str, str]
+    notes: list[str] = field(default_factory=list)
+
+
+def load_templates(repo_root: Path | None, with_discover: bool = True) -> dict[str, Template]:
+    """The prompt templates a standard compile uses (the index repo's own, else the packaged ones)."""
+    return {name: load_template(name, repo_root) for name in TEMPLATES if with_discover or name != "discover"}
+
+
+def prompt_hashes(repo_root: Path | None, options: StandardOptions | None) -> dict[str, str]:
+    """Template name -> sha256 for the provenance and the compile identity."""
+    given = options is not None and options.schema is not None
+    return {name: t.sha256 for name, t in sorted(load_templates(repo_root, not given).items())}
+
+
+class _Tracker:
+    """Progress lines: stage, item k of n, calls and tokens so far."""
+
+    def __init__(self, client: ModelClient, progress: Progress | None, label: str):
+        self.client, self.progress, self.label = client, progress, label
+        self.last = 0.0
+
+    def __call__(self, stage: str, k: int = 0, n: int = 0, force: bool = False) -> None:
+        if self.progress is None:
+            return
+        now = time.monotonic()
+        if not force and now - self.last < 0.1 and k != n:
+            return
+        self.last = now
+        total = self.client.ledger.total()
+        where = f" {k} of {n}" if n else ""
+        cached = f" ({total.cached_calls} cached)" if total.cached_calls else ""
+        self.progress(f"{self.label}: {stage}{where} · {total.calls} calls{cached} · "
+                      f"{total.input_tokens + total.output_tokens:,} tokens")
+
+
+def compile_standard(source: SourceText, settings: Settings, repo_root: Path | None, cache_path: Path | None,
+                     progress: Progress | None = None, options: StandardOptions | None = None) -> StandardBuild:
+    """The merged, summarised record of `source`, built with the model Settings describe."""
+    options = options or StandardOptions()
+    client = build_client(settings, cache_path, no_cache=options.no_cache, provider=options.provider,
+                          max_total_tokens=options.max_tokens)
+    try:
+        return client.run([_compile(client, source, settings, repo_root, progress, options)])[0]
+    finally:
+        client.cache.close()
+
+
+async def _compile(client: ModelClient, source: SourceText, settings: Settings, repo_root: Path | None,
+                   progress: Progress | None, options: StandardOptions) -> StandardBuild:
+    given = options.schema or options.reuse_schema
+    templates = load_templates(repo_root, options.schema is None)
+    notes: list[str] = []
+    track = _Tracker(client, progress, source.name)
+
+    if given is None:
+        track("discover", force=True)
+        schema = await discover_schema(client, templates["discover"], [source], notes)
+    else:
+        schema = given
+
+    chunks = stable_chunks(source.text, settings.chunk_size, settings.chunk_overlap)
+    locator = QuoteLocator(source.text)
+    max_value_tokens = max(50, settings.page_budget // 2)
+    done = 0
+    track("extract chunk", 0, len(chunks), force=True)
+
+    async def one(chunk) -> list[Extracted]:
+        nonlocal done
+        result = await extract_chunk(client, templates["extract"], schema, chunk, locator, max_value_tokens, notes)
+        done += 1
+        track("extract chunk", done, len(chunks))
+        return result
+
+    per_chunk = await asyncio.gather(*(one(c) for c in chunks))
+    title = source.name.rsplit(".", 1)[0]
+    merged = merge(schema, list(per_chunk), title, notes)
+    record = merged.record
+    if not merged.subjects:
+        notes.append("extract: no subjects were found in the document")
+
+    # Subjects seen in several chunks get a summary of their merged values; the rest keep the
+    # one-line summary extraction wrote while reading them.
+    many = [m for m in merged.subjects if m.multi_chunk]
+    track("summarize subjects", 0, len(many), force=True)
+    await asyncio.gather(*(summarize_subject(client, templates["summarize"], m) for m in many))
+    for m in merged.subjects:
+        if not m.subject.summary:
+            m.subject.summary = fallback_subject_summary(m.subject)
+
+    layout = LayoutOptions(settings.page_budget, settings.fanout)
+    crowded = [c for c in merged.categories.values() if overflows(c, layout) and c.subjects]
+    if crowded:
+        track("group", 0, len(crowded), force=True)
+        await asyncio.gather(*(group_category(client, templates["group"], c, layout, notes) for c in crowded))
+
+    keyed = schema.keyed()
+    descriptions = {id(merged.categories[k]): spec.description for k, spec in keyed.items() if k in merged.categories}
+    track("summarize categories", force=True)
+    await asyncio.gather(*(summarize_category(client, templates["category"], c, descriptions) for c in record.categories))
+    track("summarize root", force=True)
+    record.title, record.overview = await write_overview(client, templates["overview"], source.text, schema,
+                                                         record.categories, title)
+    track("done", force=True)
+    return StandardBuild(record, schema.to_dict(), client.ledger.to_dict(),
+                         {name: t.sha256 for name, t in sorted(templates.items())}, notes)
+
+
+# -- estimate ------------------------------------------------------------------------------------
+
+# What a discovered schema typically looks like in the extraction prompt, for --estimate before
+# any schema exists.
+_TYPICAL_SCHEMA = Schema(
+    "A typical schema of six categories of four fields.",
+    [CategorySpec(f"Category {i}", f"category-{i}", "A broad area of the document with its specific items.",
+                  [FieldSpec(f"field {j}", "what this field records about each subject") for j in range(4)])
+     for i in range(6)],
+)
+CATEGORY_CALLS = 7  # six categories and the root
+CATEGORY_PROMPT_TOKENS = 450
+SUBJECT_PROMPT_TOKENS = 300
+
+
+def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | None,
+                      schema: Schema | None = None, cache_path: Path | None = None) -> dict[str, Any]:
+    """Calls and input tokens a standard compile of `source` would spend, without calling anything.
+
+    Discovery and extraction prompts are built exactly as a compile builds them (with a typical
+    schema when none is known yet); summaries are estimated. With a known schema, extraction calls
+    already in the response cache are counted as cached.
+    """
+    templates = load_templates(repo_root, schema is None)
+    stages: dict[str, dict[str, int]] = {}
+
+    def add(stage: str, tokens: int, cached: bool = False) -> None:
+        entry = stages.setdefault(stage, {"calls": 0, "cached_calls": 0, "input_tokens": 0})
+        entry["cached_calls" if cached else "calls"] += 1
+        entry["input_tokens"] += 0 if cached else tokens
+
+    if schema is None:
+        sample = sample_text(source.text, sample_budget(source.text))
+        add("discover", prompt_tokens(discovery_messages(templates["discover"], [(source.name, sample)])))
+    chunks = stable_chunks(source.text, settings.chunk_size, settings.chunk_overlap)
+    cache = None
+    if schema is not None and cache_path is not None and Path(cache_path).exists():
+        from hti_git.llm.cache import ResponseCache
+        cache = ResponseCache(cache_path)
+    try:
+        for chunk in chunks:
+            messages = extraction_messages(templates["extract"], schema or _TYPICAL_SCHEMA, chunk.text)
+            hit = False
+            if cache is not None:
+                from hti_git.compile.extract import EXTRACT_SCHEMA
+                from hti_git.llm.cache import cache_key
+
+                params = {"temperature": settings.temperature, "max_output_tokens": settings.max_output_tokens}
+                hit = cache.get(cache_key(settings.model or "unknown", messages, EXTRACT_SCHEMA, params)) is not None
+            add("extract", prompt_tokens(messages), hit)
+    finally:
+        if cache is not None:
+            cache.close()
+    for _ in range(max(0, len(chunks) - 1) * 2):  # subjects straddling chunk boundaries
+        add("summarize", SUBJECT_PROMPT_TOKENS)
+    for _ in range(CATEGORY_CALLS):
+        add("summarize", CATEGORY_PROMPT_TOKENS)
+    document = estimate_tokens(source.text)
+    total_in = sum(s["input_tokens"] for s in stages.values())
+    return {
+        "source": source.name,
+        "document_tokens": document,
+        "chunks": len(chunks),
+        "calls": sum(s["calls"] for s in stages.values()),
+        "cached_calls": sum(s["cached_calls"] for s in stages.values()),
+        "input_tokens": total_in,
+        "ratio": round(total_in / max(1, document), 2),
+        "stages": stages,
+    }
+
+
+def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
+                    options: StandardOptions | None = None) -> list[dict[str, Any]]:
+    """`compile --estimate`: per document, what a compile would spend now (zero calls made).
+
+    A document whose index is current (same source, same settings) costs nothing; one whose index
+    exists under the same settings is estimated against its own schema and the response cache.
+    """
+    from hti_git import FORMAT_VERSION
+    from hti_git.compile.batch import expand_inputs
+    from hti_git.compile.pipeline import CACHE_FILE, canonical_sha256, existing_schema, method_identity
+    from hti_git.errors import HtiError
+    from hti_git.index.layout import INDEX_FILE
+    from hti_git.index.slug import doc_slug
+    from hti_git.sources import load_source
+
+    paths, failures = expand_inputs(inputs)
+    rows: list[dict[str, Any]] = [{"source": f["source"], "error": f["error"]} for f in failures]
+    head = repo.snapshot("HEAD")
+    options = options or StandardOptions()
+    for path in paths:
+        try:
+            source = load_source(path, settings.max_text_bytes)
+        except HtiError as exc:
+            rows.append({"source": str(path), "error": str(exc)})
+            continue
+        doc = doc_slug(source.name)
+        row: dict[str, Any] = {"doc": doc, "source": str(path), "method": method}
+        if method != "standard":
+            rows.append({**row, "calls": 0, "cached_calls": 0, "input_tokens": 0})
+            continue
+        given_sha = canonical_sha256(options.schema.to_dict()) if options.schema is not None else None
+        identity = method_identity(method, settings, prompt_hashes(repo.root, options), given_sha)
+        root = f"{doc}/{INDEX_FILE}"
+        existing = head.page(root).meta.get("provenance", {}) if head.exists(root) else None
+        same_identity = existing is not None and {k: existing.get(k) for k in identity} == identity
+        schema = options.schema or (existing_schema(head, doc) if same_identity else None)
+        estimate = estimate_standard(source, settings, repo.root, schema, repo.hti_dir / CACHE_FILE)
+        current = (same_identity and existing.get("format") == FORMAT_VERSION
+                   and (existing.get("source") or {}).get("sha256") == "sha256:" + source.sha256)
+        if current:
+            estimate.update(calls=0, cached_calls=0, input_tokens=0, ratio=0.0, stages={}, unchanged=True)
+        rows.append({**row, **estimate})
+    return rows

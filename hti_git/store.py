@@ -13,7 +13,9 @@ import contextlib
 import fcntl
 import json
 import os
+import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -33,6 +35,25 @@ BLOB_MODE = 0o100644
 TREE_MODE = 0o040000
 HTI_DIR = "hti"
 JOURNAL = "journal.json"
+# Test-only fault injection (tests/reliability, bench/soak.py): HTI_FAULT=<point>:<action> makes
+# commit() stop at a named point, so a crash can be placed exactly. Points: before-ref-move (all
+# objects written, ref not moved), after-ref-move (ref moved, working tree not synced), mid-sync (one
+# file of the working tree synced; fires per file). Actions: kill (SIGKILL itself) or sleep=<seconds> (after printing
+# "hti-fault: <point>" on stderr, so a test knows where the process is). Unset: no effect.
+FAULT_ENV = "HTI_FAULT"
+
+
+def _fault(point: str) -> None:
+    spec = os.environ.get(FAULT_ENV)
+    if not spec or spec.partition(":")[0] != point:
+        return
+    action = spec.partition(":")[2]
+    sys.stderr.write(f"hti-fault: {point}\n")
+    sys.stderr.flush()
+    if action == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif action.startswith("sleep="):
+        time.sleep(float(action.removeprefix("sleep=")))
 
 
 @dataclass(frozen=True)
@@ -339,6 +360,7 @@ class IndexRepo:
             self._write_journal({"branch": branch, "old": old_sha, "new": new_commit.hexsha, "paths": changed})
         if before_ref_move is not None:
             before_ref_move()
+        _fault("before-ref-move")
         try:
             self.repo.git.update_ref(
                 "-m", f"hti-git: {message.splitlines()[0]}", f"refs/heads/{branch}",
@@ -347,6 +369,7 @@ class IndexRepo:
         except git.GitCommandError as exc:
             self._clear_journal()
             raise StoreError(f"branch {branch} moved while committing; nothing was changed ({exc.stderr.strip()})") from None
+        _fault("after-ref-move")
         if sync:
             self._sync_worktree(new_commit.hexsha, changed)
             self._clear_journal()
@@ -379,6 +402,7 @@ class IndexRepo:
                 tmp = target.with_name(f".{target.name}.hti-tmp")
                 tmp.write_bytes(blob.data_stream.read())
                 os.replace(tmp, target)
+                _fault("mid-sync")
         self._git_input(["update-index", "--index-info"], "\n".join(index_lines) + "\n")
         with contextlib.suppress(git.GitCommandError):
             self.repo.git.update_index("-q", "--refresh")
@@ -402,6 +426,18 @@ class IndexRepo:
     def _clear_journal(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             (self.hti_dir / JOURNAL).unlink()
+
+    def recover_if_idle(self) -> None:
+        """Roll a dead compile's journal forward now, unless a writer holds the lock.
+
+        Called when a repository is opened, so after a crash between the ref move and the working
+        tree sync, any hti-git command (not only the next compile) puts index and files back in
+        line with HEAD. Costs one stat when there is no journal.
+        """
+        if self.bare or not (self.hti_dir / JOURNAL).exists():
+            return
+        with contextlib.suppress(LockedError, StoreError, OSError), self.lock(timeout=0):
+            pass
 
     def recover(self) -> bool:
         """Finish or discard a compile that died around its ref move; True if there was one."""

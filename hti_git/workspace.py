@@ -46,4 +46,5 @@ def init_index(path: str | Path) -> dict[str, Any]:
 def open_index(path: str | Path = ".") -> tuple[IndexRepo, Settings]:
     """The index repository containing `path` and its settings."""
     repo = IndexRepo(path)
+    repo.recover_if_idle()  # a compile killed after its ref move left the working tree behind
     return repo, load_settings(None if repo.bare else repo.root)

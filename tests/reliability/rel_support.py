@@ -1,0 +1,176 @@
+"""Helpers for the fault-injection suite: index repositories, hti-git subprocesses, state checks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hti_git.workspace import init_index
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+CONTRACT = FIXTURES / "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement.txt"
+DOC = "contract"  # every test compiles its sources as contract.txt
+
+
+def git(path: Path, *args: str, check: bool = True) -> str:
+    """stdout of `git -C path args...`."""
+    proc = subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout
+
+
+def versions() -> list[str]:
+    """Three texts of the contract that compile to three different indexes."""
+    base = CONTRACT.read_text(encoding="utf-8")
+    second = base.replace("Consultant", "Advisor", 20)
+    third = base + "\n\n12. ADDITIONAL TERMS\n\nThe Advisor shall keep all records for seven (7) years.\n"
+    return [base, second, third]
+
+
+@pytest.fixture
+def index_path(tmp_path) -> Path:
+    """A fresh index repository (hti.yaml, templates, .gitattributes committed)."""
+    path = tmp_path / "idx"
+    init_index(path)
+    return path
+
+
+def hti_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "hti_git", *args]
+
+
+def run_hti(repo: Path, *args: str, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run hti-git in `repo` as a separate process (the environment of the test, plus `env`)."""
+    return subprocess.run(hti_command(*args), cwd=repo, capture_output=True, text=True, timeout=timeout,
+                           env={**os.environ, **(env or {})})
+
+
+def spawn_hti(repo: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    """Start hti-git in its own process group, so the git children it leaves can be awaited."""
+    return subprocess.Popen(hti_command(*args), cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, **(env or {})}, start_new_session=True)
+
+
+def fork_hti(repo: Path, *args: str) -> int:
+    """Run hti-git in a forked child of this (already warm) interpreter; returns its pid.
+
+    The same CLI code as a subprocess, without ~0.35 s of interpreter start-up per run, so the
+    random-kill loop spends its time inside compiles. The child leads its own process group.
+    """
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        code = 70
+        try:
+            os.setsid()
+            os.chdir(repo)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            from hti_git.cli import main
+
+            main(list(args), prog_name="hti-git")
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            os._exit(code)
+    return pid
+
+
+def kill_pid_and_reap(pid: int, timeout: float = 20) -> int:
+    """SIGKILL a forked hti-git and wait for it and the git commands it started; its wait status."""
+    with _suppress_lookup():
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    wait_group_empty(pid, timeout)
+    return status
+
+
+def kill_and_reap(proc: subprocess.Popen, timeout: float = 20) -> int:
+    """SIGKILL the hti-git process only (as `kill -9 <pid>` or the OOM killer would), then wait
+    until the git commands it had started have finished too, so the repository is at rest."""
+    with _suppress_lookup():
+        os.kill(proc.pid, signal.SIGKILL)
+    code = proc.wait(timeout)
+    proc.stdout.close()
+    proc.stderr.close()
+    wait_group_empty(proc.pid, timeout)
+    return code
+
+
+def wait_group_empty(pgid: int, timeout: float = 20) -> None:
+    """Wait until no live process is left in group `pgid` (zombies awaiting init do not count)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _live_members(pgid):
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"processes of group {pgid} still running after {timeout}s")
+
+
+def _live_members(pgid: int) -> list[int]:
+    live = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path("/proc", entry, "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, pgrp, ...
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            live.append(int(entry))
+    return live
+
+
+class _suppress_lookup:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        return kind is ProcessLookupError
+
+
+def wait_for_line(proc: subprocess.Popen, needle: str, timeout: float = 20) -> None:
+    """Read proc's stderr until a line containing `needle` (the fault hook announces itself)."""
+    deadline = time.monotonic() + timeout
+    seen = []
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            if proc.poll() is not None:
+                break
+            continue
+        seen.append(line)
+        if needle in line:
+            return
+    raise AssertionError(f"never saw {needle!r} on stderr (exit {proc.poll()}): {''.join(seen)[-2000:]}")
+
+
+def head_state(repo: Path) -> dict:
+    """HEAD (symbolic and resolved), every ref, and the doc tree at HEAD."""
+    refs = git(repo, "for-each-ref", "--format=%(refname) %(objectname)")
+    head = git(repo, "rev-parse", "-q", "--verify", "HEAD", check=False).strip()
+    doc_tree = git(repo, "rev-parse", "-q", "--verify", f"HEAD:{DOC}", check=False).strip()
+    return {"symbolic": git(repo, "symbolic-ref", "-q", "HEAD", check=False).strip(),
+            "head": head, "refs": refs, "doc_tree": doc_tree}
+
+
+def assert_worktree_matches_head(repo: Path) -> None:
+    """Index and working tree are exactly HEAD: no staged, unstaged or untracked change."""
+    status = git(repo, "status", "--porcelain", "--untracked-files=all")
+    assert status == "", f"index/working tree differ from HEAD:\n{status}"
+    assert git(repo, "diff-index", "--cached", "HEAD") == ""
+
+
+def assert_fsck_clean(repo: Path) -> None:
+    proc = subprocess.run(["git", "-C", str(repo), "fsck", "--strict", "--no-dangling", "--no-progress"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and not proc.stdout.strip(), f"git fsck: {proc.stdout}{proc.stderr}"

@@ -60,12 +60,20 @@ class Template:
         return _VAR.sub(lambda m: str(values[m.group(1)]), self.text)
 
     def messages(self, **values: Any) -> list[dict]:
-        """Chat messages from the rendered template's ---role--- sections (empty sections dropped)."""
-        return split_messages(self.render(**values))
+        """Chat messages from the template's ---role--- sections (empty sections dropped).
+
+        The template is split into messages *before* values are substituted: a value (document
+        text, a page, a question) holding a line like `---system---` stays inside its message
+        instead of starting a new one with another role.
+        """
+        self.render(**values)  # checks every variable is given
+        sections = _sections(self.text)
+        rendered = [(role, _VAR.sub(lambda m: str(values[m.group(1)]), body)) for role, body in sections]
+        return [{"role": role, "content": body.strip()} for role, body in rendered if body.strip()]
 
 
-def split_messages(text: str) -> list[dict]:
-    """[{"role", "content"}, ...] from text with ---system---/---user---/---assistant--- markers."""
+def _sections(text: str) -> list[tuple[str, str]]:
+    """(role, raw body) for each ---role--- section of `text`; text before any marker is user."""
     markers = list(_MARKER.finditer(text))
     sections: list[tuple[str, str]] = []
     head = text[: markers[0].start()] if markers else text
@@ -74,7 +82,12 @@ def split_messages(text: str) -> list[dict]:
     for i, marker in enumerate(markers):
         end = markers[i + 1].start() if i + 1 < len(markers) else len(text)
         sections.append((marker.group(1), text[marker.end() : end]))
-    return [{"role": role, "content": body.strip()} for role, body in sections if body.strip()]
+    return sections
+
+
+def split_messages(text: str) -> list[dict]:
+    """[{"role", "content"}, ...] from text with ---system---/---user---/---assistant--- markers."""
+    return [{"role": role, "content": body.strip()} for role, body in _sections(text) if body.strip()]
 
 
 def packaged_templates_dir() -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import zipfile
 from pathlib import Path
 
 import docx
@@ -13,10 +14,15 @@ from docx.text.paragraph import Paragraph
 from hti_git.errors import SourceError
 
 _HEADING_STYLE = re.compile(r"Heading (\d)")
+# python-docx unpacks every part into memory, so a small zip bomb would cost gigabytes. The zip
+# directory's sizes are checked first; zipfile never inflates an entry past its declared size.
+MAX_UNPACKED_BYTES = 512_000_000
+MAX_PARTS = 10_000
 
 
 def docx_text(path: Path, data: bytes) -> str:
     """Text of the DOCX `data` (read from `path`): a blank line between blocks; SourceError if corrupt."""
+    _check_unpacked_size(path, data)
     try:
         document = docx.Document(io.BytesIO(data))
     # A damaged file fails in zipfile, lxml or python-docx itself, each with its own exception type.
@@ -31,6 +37,21 @@ def docx_text(path: Path, data: bytes) -> str:
         if text.strip():
             blocks.append(text)
     return "\n\n".join(blocks) + "\n" if blocks else ""
+
+
+def _check_unpacked_size(path: Path, data: bytes) -> None:
+    """Refuse a DOCX whose parts would unpack past MAX_UNPACKED_BYTES, or that has too many parts."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            infos = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError):
+        return  # not a zip: python-docx reports it as a corrupt DOCX
+    if len(infos) > MAX_PARTS:
+        raise SourceError(path, f"DOCX has {len(infos):,} parts, over the {MAX_PARTS:,}-part limit")
+    total = sum(info.file_size for info in infos)
+    if total > MAX_UNPACKED_BYTES:
+        raise SourceError(path, f"DOCX unpacks to {total:,} bytes, over the {MAX_UNPACKED_BYTES:,}-byte limit "
+                          "(a zip bomb?)")
 
 
 def _paragraph(paragraph: Paragraph) -> str:

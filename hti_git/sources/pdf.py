@@ -10,6 +10,9 @@ from hti_git.errors import SourceError
 
 # PDF readers accept the header and the end marker within this many bytes of the file's edges.
 _MARKER_WINDOW = 1024
+# A few kilobytes of PDF can declare millions of pages sharing one content stream; reading them all
+# would take hours. Refuse before extracting any page. (50,000 pages is ~25x the longest filings.)
+MAX_PAGES = 50_000
 
 
 def pdf_pages(path: Path, data: bytes) -> list[str]:
@@ -26,6 +29,8 @@ def pdf_pages(path: Path, data: bytes) -> list[str]:
             raise SourceError(path, "encrypted PDF (password required)") from None
         raise SourceError(path, f"corrupt PDF ({exc})") from None
     try:
+        if len(doc) > MAX_PAGES:
+            raise SourceError(path, f"PDF has {len(doc):,} pages, over the {MAX_PAGES:,}-page limit")
         pages = []
         for index in range(len(doc)):
             page = doc[index]

@@ -103,10 +103,19 @@ def init(ctx: click.Context, directory: str, as_json: bool) -> None:
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Documents prepared in parallel.")
 @click.option("--one-commit", is_flag=True, help="One commit for all documents instead of one each.")
+@click.option("--model", default=None, help="Model for the standard method (overrides hti.yaml and HTI_MODEL).")
+@click.option("--schema", "schema_file", default=None, type=click.Path(dir_okay=False, exists=True),
+              help="Use this reviewed schema (YAML, e.g. from `schema discover`) instead of discovering one.")
+@click.option("--estimate", is_flag=True, help="Print the model calls and tokens a compile would spend; call nothing.")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None,
+              help="Stop a document's compile before it spends more tokens (nothing is committed for it).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the model response cache.")
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (a list, one per document).")
 @click.pass_context
 def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc_name: str | None,
-            branch: str | None, in_place: bool, jobs: int, one_commit: bool, as_json: bool) -> None:
+            branch: str | None, in_place: bool, jobs: int, one_commit: bool, model: str | None,
+            schema_file: str | None, estimate: bool, max_tokens: int | None, no_cache: bool,
+            as_json: bool) -> None:
     """Compile documents into the index and commit each one.
 
     INPUTS are files (.txt .md .pdf .html .docx), folders (searched recursively) or quoted glob
@@ -116,39 +125,78 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
     schema lands on a branch hti/<doc>/<label>. One bad file does not stop the others; the exit code
     is non-zero if any failed.
 
+    With a model configured (HTI_MODEL, OPENAI_API_KEY or OPENAI_BASE_URL) the standard method runs:
+    discover a schema (or use --schema), extract subjects per chunk, merge, summarize. Its model
+    calls go through the response cache, so re-running after an interruption, or after editing one
+    paragraph, pays only for what changed.
+
     \b
     Example:
       hti-git compile contract.pdf
       hti-git compile a.pdf b.docx contracts/ 'filings/*.html' -j 4 --json
+      hti-git compile contract.pdf --model gpt-5-mini --estimate
+      hti-git compile contracts/ --schema schema.yaml --max-tokens 200000
     """
     from hti_git.compile.batch import compile_many
 
     repo, settings = _repo(ctx)
     if doc_name and (len(inputs) > 1 or Path(inputs[0]).is_dir()):
         raise click.UsageError("--doc names one document; pass a single file with it")
+    settings = settings.with_overrides(model=model)
     chosen = method or settings.resolved_method()
+    standard = None
+    if chosen == "standard":
+        from hti_git.compile.schema import load_schema_file
+        from hti_git.compile.standard import StandardOptions
+
+        standard = StandardOptions(schema=load_schema_file(schema_file) if schema_file else None,
+                                   no_cache=no_cache, max_tokens=max_tokens)
+    elif schema_file or max_tokens:
+        raise click.UsageError("--schema and --max-tokens apply to the standard method only")
+    if estimate:
+        from hti_git.compile.standard import estimate_inputs
+
+        rows = estimate_inputs(repo, list(inputs), settings, chosen, standard)
+        if as_json:
+            _emit_json(rows)
+        else:
+            for row in rows:
+                click.echo(_estimate_line(row))
+        return
     if chosen == "fast" and method is None and not as_json:
         click.echo("No model endpoint configured: compiling with the offline 'fast' method "
                    "(set OPENAI_API_KEY or HTI_MODEL to use 'standard').", err=True)
     single = len(inputs) == 1 and not Path(inputs[0]).is_dir() and not any(c in inputs[0] for c in "*?[")
     show_bar = not as_json and sys.stderr.isatty() and (len(inputs) > 1 or Path(inputs[0]).is_dir())
     bar = click.progressbar(length=0, label="compiling", file=sys.stderr) if show_bar else None
+    show_stage = single and not as_json and sys.stderr.isatty()
+
+    def on_progress(message: str) -> None:
+        click.echo(f"\r\033[K{message}"[:200], nl=False, err=True)
 
     def on_done(result, failure) -> None:
         if bar is not None:
             bar.update(1)
         if as_json:
             return
+        if show_stage:
+            click.echo("\r\033[K", nl=False, err=True)
         if failure is not None:
             prefix = "hti-git: error: " if single else "failed     "
             click.echo(f"{prefix}{failure['error']}", err=True)
             return
         click.echo(_compile_line(result))
+        if result.method == "standard":
+            for warning in result.warnings[:5]:
+                click.echo(f"  note: {warning}", err=True)
+            if len(result.warnings) > 5:
+                click.echo(f"  note: ... and {len(result.warnings) - 5} more (see --json)", err=True)
         if result.status == "branch":
             click.echo(f"  review it: hti-git diff {repo.current_branch() or 'HEAD'} {result.branch}")
 
     batch = compile_many(repo, list(inputs), settings, jobs=jobs, one_commit=one_commit, on_done=on_done,
-                         method=chosen, doc=doc_name, branch=branch, in_place=in_place)
+                         method=chosen, doc=doc_name, branch=branch, in_place=in_place, standard=standard,
+                         progress=on_progress if show_stage else None)
     if bar is not None:
         bar.render_finish()
     if as_json:
@@ -168,8 +216,23 @@ def _compile_line(r) -> str:
     if r.status == "unchanged":
         return f"unchanged  {r.doc} (same source and settings; nothing to commit)"
     where = f"{r.branch}@{r.commit[:10]}"
+    cost = ""
+    if r.method == "standard":
+        u = r.usage
+        cost = (f", {u.get('calls', 0)} calls ({u.get('cached_calls', 0)} cached), "
+                f"{u.get('input_tokens', 0):,} in / {u.get('output_tokens', 0):,} out tokens")
     return (f"{'committed' if r.status == 'committed' else 'branch':<10} {r.doc}: {r.pages} pages, "
-            f"{r.subjects} subjects, {r.method}, {r.seconds:.2f}s -> {where}")
+            f"{r.subjects} subjects, {r.method}{cost}, {r.seconds:.2f}s -> {where}")
+
+
+def _estimate_line(row: dict) -> str:
+    if "error" in row:
+        return f"failed     {row['error']}"
+    if row["method"] != "standard":
+        return f"estimate   {row['doc']}: {row['method']}, no model calls"
+    cached = f" ({row['cached_calls']} more from the cache)" if row["cached_calls"] else ""
+    return (f"estimate   {row['doc']}: {row['calls']} model calls{cached}, ~{row['input_tokens']:,} input tokens "
+            f"({row['ratio']:g}x the document's {row['document_tokens']:,}); {row['chunks']} chunk(s)")
 
 
 @main.command(context_settings=CONTEXT)
@@ -571,6 +634,74 @@ def eval_command(ctx: click.Context, questions: str, revs: tuple[str, ...], base
                    f"{c['unchanged']} unchanged")
     click.echo(f"Report: {written['report']}  results: {written['results']}  "
                f"plot: {written['plot'] or written.get('plot_note')}")
+
+
+@main.group(name="schema", context_settings=CONTEXT)
+def schema_group() -> None:
+    """Propose a schema (the categories and fields a standard compile fills in) for a team to review.
+
+    \b
+    Example:
+      hti-git schema discover contracts/ -o schema.yaml
+      hti-git compile contracts/ --schema schema.yaml
+    """
+
+
+@schema_group.command(name="discover", context_settings=CONTEXT)
+@click.argument("docs", nargs=-1, required=True)
+@click.option("-o", "--output", default="schema.yaml", show_default=True, type=click.Path(dir_okay=False),
+              help="Where to write the schema (YAML); '-' prints it.")
+@click.option("--model", default=None, help="Model to ask (overrides hti.yaml and HTI_MODEL).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the model response cache.")
+@click.option("--json", "as_json", is_flag=True, help="Print {output, documents, categories, usage, notes} as JSON.")
+@click.pass_context
+def schema_discover(ctx: click.Context, docs: tuple[str, ...], output: str, model: str | None, no_cache: bool,
+                    as_json: bool) -> None:
+    """Propose one schema for a corpus: the model reads a sample across DOCS (files, folders, globs).
+
+    Each document contributes its opening and evenly spaced excerpts within a shared token budget;
+    one model call proposes the overview, categories and fields. Review the file in a pull request,
+    then compile every document against it with `compile --schema`.
+
+    \b
+    Example:
+      hti-git schema discover contracts/ -o schema.yaml
+      hti-git schema discover a.pdf b.pdf --model gpt-5-mini -o -
+    """
+    from hti_git.compile.pipeline import CACHE_FILE
+    from hti_git.compile.schema import dump_schema_yaml
+    from hti_git.compile.standard import propose_schema
+    from hti_git.config import load_settings
+    from hti_git.errors import NotARepositoryError, UsageError
+
+    try:
+        repo, settings = _repo(ctx)
+        root, cache_path = repo.root, repo.hti_dir / CACHE_FILE
+    except NotARepositoryError:  # a schema can be proposed before any index exists
+        root, cache_path, settings = None, None, load_settings(None)
+    settings = settings.with_overrides(model=model)
+    if not settings.model_configured():
+        raise UsageError("schema discover needs a model: set HTI_MODEL (and OPENAI_API_KEY or OPENAI_BASE_URL)")
+    result = propose_schema(list(docs), settings, root, cache_path, no_cache=no_cache)
+    data = dump_schema_yaml(result["schema"])
+    if output == "-":
+        click.echo(data.decode("utf-8"), nl=False)
+    else:
+        Path(output).write_bytes(data)
+    total = result["usage"]["total"]
+    if as_json:
+        _emit_json({"output": output, "documents": result["documents"],
+                    "categories": [c.name for c in result["schema"].categories], "usage": total,
+                    "notes": result["notes"]})
+        return
+    if output != "-":
+        names = ", ".join(c.name for c in result["schema"].categories)
+        click.echo(f"Wrote {output}: {len(result['schema'].categories)} categories ({names}) from "
+                   f"{len(result['documents'])} document(s); {total['calls']} model call(s), "
+                   f"{total['input_tokens']:,} input tokens.")
+        click.echo(f"Review it, then: hti-git compile {' '.join(docs)} --schema {output}")
+    for note in result["notes"]:
+        click.echo(f"  note: {note}", err=True)
 
 
 def run() -> None:  # pragma: no cover - console entry for `python -m hti_git`

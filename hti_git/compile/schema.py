@@ -186,3 +186,18 @@ def load_schema_file(path: str | Path) -> Schema:
         return schema_from_data(data, strict=True)
     except UsageError as exc:
         raise UsageError(f"{path}: {exc}") from None
+
+
+def dump_schema_yaml(schema: Schema, method: str | None = None) -> bytes:
+    """schema.yaml bytes: the `hti` envelope (and `method` when given), then the schema."""
+    import io
+
+    head: dict[str, Any] = {"hti": 1}
+    if method:
+        head["method"] = method
+    yaml = YAML(typ="rt", pure=True)
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    buf = io.StringIO()
+    yaml.dump({**head, **schema.to_dict()}, buf)
+    return buf.getvalue().encode("utf-8")

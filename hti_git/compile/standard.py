@@ -279,3 +279,30 @@ def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
             estimate.update(calls=0, cached_calls=0, input_tokens=0, ratio=0.0, stages={}, unchanged=True)
         rows.append({**row, **estimate})
     return rows
+
+
+def propose_schema(inputs: list[str], settings: Settings, repo_root: Path | None, cache_path: Path | None, *,
+                   no_cache: bool = False, provider: Provider | None = None) -> dict[str, Any]:
+    """`schema discover`: one schema for a corpus, from a sample across its documents (one call).
+
+    Returns {"schema": Schema, "documents": [names], "usage": ledger dict, "notes": [...]}.
+    """
+    from hti_git.compile.batch import expand_inputs
+    from hti_git.errors import UsageError
+    from hti_git.sources import load_source
+
+    paths, failures = expand_inputs(inputs)
+    if failures:
+        raise UsageError(failures[0]["error"])
+    if not paths:
+        raise UsageError("no documents given")
+    sources = [load_source(path, settings.max_text_bytes) for path in paths]
+    client = build_client(settings, cache_path, no_cache=no_cache, provider=provider)
+    notes: list[str] = []
+    template = load_template("discover", repo_root)
+    try:
+        schema = client.run([discover_schema(client, template, sources, notes)])[0]
+    finally:
+        client.cache.close()
+    return {"schema": schema, "documents": [s.name for s in sources], "usage": client.ledger.to_dict(),
+            "notes": notes, "prompt": template.sha256}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -60,7 +61,26 @@ class Settings:
 
     def public(self) -> dict[str, Any]:
         """Settings as a plain dict, safe to record in provenance (the key itself never appears)."""
-        return dataclasses.asdict(self)
+        data = dataclasses.asdict(self)
+        data["base_url"] = redact_url(self.base_url)
+        return data
+
+
+def redact_url(url: str | None) -> str | None:
+    """`url` with any user:password replaced by '***', for messages, reports and records.
+
+    OPENAI_BASE_URL may carry credentials (https://user:token@proxy/v1); the URL is shown
+    wherever an endpoint is named, so the credentials must never travel with it.
+    """
+    if not url:
+        return url
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "***"
+    if "@" not in parts.netloc:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
 
 
 _TYPES = {f.name: f.type for f in fields(Settings)}

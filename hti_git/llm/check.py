@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hti_git.config import Settings
+from hti_git.config import Settings, redact_url
 from hti_git.errors import HtiError
 from hti_git.llm.prompts import load_template
 
@@ -31,7 +31,7 @@ def check_endpoint(settings: Settings, repo_root: Path | None = None, provider: 
         "ok": False,
         "provider": settings.provider,
         "model": settings.model,
-        "base_url": settings.base_url or "https://api.openai.com/v1",
+        "base_url": redact_url(settings.base_url) or "https://api.openai.com/v1",  # never its credentials
         "latency_ms": None,
         "structured_output": None,
         "error": None,

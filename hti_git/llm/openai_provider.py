@@ -24,6 +24,7 @@ from typing import Any
 
 import openai
 
+from hti_git.config import redact_url
 from hti_git.errors import ModelError
 from hti_git.llm.estimate import prompt_tokens
 from hti_git.llm.jsonschema import validation_errors
@@ -161,7 +162,8 @@ class OpenAIProvider:
             except openai.APITimeoutError:
                 raise TransientModelError(f"request timed out after {self.timeout:g}s") from None
             except openai.APIConnectionError as exc:
-                raise TransientModelError(f"cannot reach {self.base_url or 'api.openai.com'}: {exc}") from None
+                where = redact_url(self.base_url) or "api.openai.com"  # credentials in the URL stay out of messages
+                raise TransientModelError(f"cannot reach {where}: {exc}") from None
             except (openai.APIResponseValidationError, ValueError) as exc:
                 raise TransientModelError(f"unreadable response from the server: {exc}") from None
             return self._read(response, messages)

@@ -10,10 +10,10 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from hti_git.errors import ConfigError
+from hti_git.index.page import safe_yaml
 
 CONFIG_FILE = "hti.yaml"
 METHODS = ("auto", "fast", "standard")
@@ -132,7 +132,7 @@ def read_config_file(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+        data = safe_yaml().load(path.read_text(encoding="utf-8"))  # no Python tags, no aliases
     except YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML ({str(exc).splitlines()[0]})") from None
     if data is None:

@@ -19,6 +19,7 @@ from hti_git.config import Settings
 from hti_git.errors import HtiError, UsageError
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LayoutOptions, build_pages
 from hti_git.index.model import Record
+from hti_git.index.page import safe_yaml
 from hti_git.index.slug import doc_slug, slugify
 from hti_git.sources import SourceText, load_source
 from hti_git.store import IndexRepo
@@ -176,7 +177,7 @@ def existing_schema(snapshot, doc: str):
     if not snapshot.exists(path):
         return None
     try:
-        data = YAML(typ="safe", pure=True).load(snapshot.read_text(path))
+        data = safe_yaml().load(snapshot.read_text(path))
         return schema_from_data(data, strict=True)
     except (HtiError, YAMLError, UnicodeDecodeError):  # an unreadable schema is rediscovered, never fatal
         return None

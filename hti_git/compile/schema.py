@@ -16,6 +16,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from hti_git.errors import UsageError
+from hti_git.index.page import safe_yaml
 from hti_git.index.slug import slugify, unique_slug
 
 MAX_CATEGORIES = 12  # per level: a category listing is one page
@@ -177,7 +178,7 @@ def load_schema_file(path: str | Path) -> Schema:
     """A reviewed schema from a YAML (or JSON) file such as `<doc>/schema.yaml` or `schema discover -o`."""
     p = Path(path)
     try:
-        data = YAML(typ="safe", pure=True).load(p.read_text(encoding="utf-8"))
+        data = safe_yaml().load(p.read_text(encoding="utf-8"))
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the schema ({exc.strerror or exc})") from None
     except (YAMLError, UnicodeDecodeError) as exc:

@@ -13,11 +13,31 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.error import YAMLError
 
 from hti_git.errors import PageFormatError
 
 FENCE = "---\n"
+MAX_YAML_DEPTH = 64  # nesting; pages are about 5 levels deep
+
+
+class _NoAliasComposer(Composer):
+    """Refuses YAML aliases. hti-git never writes them, and an alias of an alias of ... (the
+    'billion laughs' pattern) loads as a few shared lists that explode into gigabytes as soon as
+    anything walks or prints the value."""
+
+    def return_alias(self, a):
+        raise ComposerError(None, None, "YAML aliases (*name) are not allowed in hti-git files", a.start_mark)
+
+
+def safe_yaml() -> YAML:
+    """The loader for every YAML file hti-git reads (front-matter, hti.yaml, schema.yaml): safe
+    types only (no Python tags), no aliases, bounded nesting. Errors are YAMLError."""
+    yaml = YAML(typ="safe", pure=True)  # the C loader misreads some plain scalars the emitter writes
+    yaml.Composer = _NoAliasComposer
+    yaml.max_depth = MAX_YAML_DEPTH
+    return yaml
 
 
 def _yaml() -> YAML:
@@ -40,7 +60,7 @@ def _dumper() -> YAML:
 
 def _loader() -> YAML:
     if not hasattr(_LOCAL, "loader"):
-        _LOCAL.loader = YAML(typ="safe", pure=True)  # the C loader misreads some plain scalars the emitter writes
+        _LOCAL.loader = safe_yaml()
     return _LOCAL.loader
 
 

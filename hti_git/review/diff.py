@@ -54,11 +54,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from hti_git.errors import PageFormatError, StoreError
-from hti_git.index.page import FENCE, Page, parse_page
+from hti_git.index.page import FENCE, Page, parse_page, safe_yaml
 from hti_git.review.words import similarity, word_diff
 from hti_git.store import IndexRepo, Snapshot
 
@@ -67,7 +66,7 @@ INDEX_FILE, SCHEMA_FILE = "index.md", "schema.yaml"  # as in index.layout, whose
 MATERIAL = {"title", "summary", "aliases", "value", "unverified"}
 _CONTINUATION = re.compile(r"--\d+\.md$")
 _WORD = re.compile(r"[a-z0-9]+")
-_LOADER = YAML(typ="safe", pure=True)
+_LOADER = safe_yaml()  # no aliases: a hostile page cannot expand into gigabytes
 
 
 def diff_revisions(repo: IndexRepo, rev_a: str, rev_b: str, doc: str | None = None) -> dict[str, Any]:
@@ -592,7 +591,7 @@ def _schema(side: _Side, doc: str) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        data = YAML(typ="safe", pure=True).load(text)
+        data = safe_yaml().load(text)
     except (YAMLError, UnicodeDecodeError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -15,13 +15,12 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from hti_git.compile.pipeline import canonical_sha256
 from hti_git.errors import PageFormatError, UsageError
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE
-from hti_git.index.page import Page
+from hti_git.index.page import Page, safe_yaml
 from hti_git.store import Snapshot
 from hti_git.tokens import estimate_tokens
 
@@ -154,7 +153,7 @@ class _DocChecker:
             self.problem(schema_path, "missing", "the document has no schema.yaml")
             return
         try:
-            schema = YAML(typ="safe", pure=True).load(self.snapshot.read_text(schema_path)) or {}
+            schema = safe_yaml().load(self.snapshot.read_text(schema_path)) or {}
         except (YAMLError, UnicodeDecodeError) as exc:
             self.problem(schema_path, "format", f"invalid YAML ({str(exc).splitlines()[0]})")
             return

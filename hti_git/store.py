@@ -328,8 +328,10 @@ class IndexRepo:
                 )
         old_sha = self.branch_sha(branch)
         created = old_sha is None
-        if created and current is not None and branch != current and self.has_commits():
-            base = self.repo.head.commit  # a new branch starts from the checked-out commit
+        if created and branch != current and self.has_commits():
+            # A new branch starts from the checked-out commit, detached or not (never an orphan
+            # holding only the document: hti.yaml, templates and other indexes would be lost on it).
+            base = self.repo.head.commit
         else:
             base = self.repo.commit(old_sha) if old_sha else None
         base_tree = base.tree if base is not None else None

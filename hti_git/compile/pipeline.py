@@ -214,6 +214,11 @@ def prepare_compile(
         identity = method_identity(method, settings)
 
     head = repo.snapshot("HEAD")
+    # A compile replaces its folder wholesale, so a file or folder of the user's own that happens
+    # to have the document's name must never be taken for an index and replaced.
+    if head.exists(doc) and not (head.exists(f"{doc}/{INDEX_FILE}") and head.exists(f"{doc}/{SOURCE_FILE}")):
+        raise UsageError(f"{doc} already exists in the repository and is not an hti-git index; "
+                         "name the index folder with --doc NAME")
     existing = head.page(f"{doc}/{INDEX_FILE}").meta.get("provenance", {}) if head.exists(f"{doc}/{INDEX_FILE}") else None
     same_identity = existing is not None and {k: existing.get(k) for k in identity} == identity
     same_source = existing is not None and (existing.get("source") or {}).get("sha256") == "sha256:" + source.sha256

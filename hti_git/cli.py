@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -171,8 +172,10 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
     bar = click.progressbar(length=0, label="compiling", file=sys.stderr) if show_bar else None
     show_stage = single and not as_json and sys.stderr.isatty()
 
+    width = shutil.get_terminal_size((100, 20)).columns - 1
+
     def on_progress(message: str) -> None:
-        click.echo(f"\r\033[K{message}"[:200], nl=False, err=True)
+        click.echo(f"\r\033[K{message[:width]}", nl=False, err=True)
 
     def on_done(result, failure) -> None:
         if bar is not None:

@@ -79,10 +79,10 @@ def compile_many(
     lock = threading.Lock()
 
     def worker_repo() -> IndexRepo:
-        if jobs <= 1:
-            return repo
+        # GitPython objects are not thread-safe, and even with -j 1 the pool thread prepares the next
+        # document while this thread commits the last one with `repo`: one reader per worker.
         r = getattr(local, "repo", None)
-        if r is None:  # GitPython objects are not thread-safe: one reader per worker
+        if r is None:
             r = IndexRepo(repo.root)
             local.repo = r
             with lock:

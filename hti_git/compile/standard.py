@@ -161,8 +161,10 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
     record.title, record.overview = await write_overview(client, templates["overview"], source.text, schema,
                                                          record.categories, title)
     track("done", force=True)
-    return StandardBuild(record, schema.to_dict(), client.ledger.to_dict(),
-                         {name: t.sha256 for name, t in sorted(templates.items())}, notes)
+    ledger = client.ledger.to_dict()
+    usage = {**ledger["total"], "stages": ledger["stages"]}  # flat totals, as every provenance reader expects
+    return StandardBuild(record, schema.to_dict(), usage, {name: t.sha256 for name, t in sorted(templates.items())},
+                         notes)
 
 
 # -- estimate ------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from standard_support import DOC, assert_verified, compile_standard, kinds, sett
 from hti_git.compile.schema import load_schema_file
 from hti_git.errors import BudgetExceededError, ModelError
 from hti_git.llm import ScriptedProvider
+from hti_git.review.diff import diff_revisions
 from hti_git.tokens import estimate_tokens
 
 
@@ -65,6 +66,8 @@ def test_a_different_model_recompiles_onto_a_branch_leaving_the_current_one_alon
     assert repo.current_branch() == "main"
     assert repo.snapshot(result.branch).page(f"{DOC}/index.md").meta["provenance"]["model"]["name"] == "model-b"
     assert_verified(repo, result.branch)
+    (doc,) = diff_revisions(repo, "main", result.branch)["docs"]
+    assert doc["change"] == "same source, new model" and doc["usage"]["b"]["calls"] > 3
     in_place = compile_standard(repo, contract_text, ScriptedProvider(default=reply), settings(model="model-c"),
                                 in_place=True)
     assert in_place.status == "committed" and in_place.branch == "main"

@@ -53,9 +53,11 @@ def group_count(category: Category, options: LayoutOptions) -> int:
 
 
 def group_messages(template: Template, category: Category, groups: int) -> list[dict]:
+    """The grouping request: entry names only, so editing a subject's values or summary keeps the
+    prompt (and, through the cache, the grouping and every page path) unchanged."""
     lines = [f"Section: {category.name}", "Entries:"]
     for i, s in enumerate(_subjects_in_order(category), 1):
-        lines.append(f"S{i} {s.name}: {clean_line(s.summary, 120)}")
+        lines.append(f"S{i} {s.name}")
     return template.messages(groups=groups, entries=fence("\n".join(lines)))
 
 

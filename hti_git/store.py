@@ -522,7 +522,10 @@ class _TreeBuilder:
 
 def _split(path: str) -> list[str]:
     parts = path.split("/")
-    if not path or any(p in ("", ".", "..", ".git") for p in parts) or path.startswith("/"):
+    # NUL would corrupt the tree object, and '.GIT' is '.git' on case-insensitive file systems
+    # (GitPython raises a bare ValueError for both; refuse them here as a StoreError instead).
+    if (not path or path.startswith("/") or "\0" in path
+            or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts)):
         raise StoreError(f"refusing unsafe path {path!r}")
     return parts
 

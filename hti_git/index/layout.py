@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import math
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -260,18 +261,28 @@ def _source_rel(page_path: str) -> str:
     return posixpath.relpath(f"{doc}/{SOURCE_FILE}", posixpath.dirname(page_path))
 
 
+_MD_INLINE = re.compile(r"([\\\[\]<>])")
+
+
+def _inline(text: Any) -> str:
+    """Text from a document or a model, made inert in a Markdown body: one line (a newline cannot
+    start a heading, list or HTML block) with \\ [ ] < > escaped, so it cannot form a link, an
+    image or raw HTML. Front-matter keeps the text as is; only the body rendering is escaped."""
+    return _MD_INLINE.sub(r"\\\1", " ".join(str(text).split()))
+
+
 def _render_listing(page: Page, source_link: bool = False) -> str:
     meta = page.meta
-    out = [f"# {meta['title']}", ""]
+    out = [f"# {_inline(meta['title'])}", ""]
     if meta.get("summary"):
-        out += [meta["summary"], ""]
+        out += [_inline(meta["summary"]), ""]
     if meta.get("kind") == "category":
         out += ["[Up](../index.md)", ""]
     out += ["## Contents", ""]
     for child in meta.get("children", []):
         extra = f" ({child['subjects']} subjects)" if child.get("kind") == "category" and child.get("subjects") else ""
-        summary = f" — {child['summary']}" if child.get("summary") else ""
-        out.append(f"- [{child['title']}]({child['link']}){extra}{summary}")
+        summary = f" — {_inline(child['summary'])}" if child.get("summary") else ""
+        out.append(f"- [{_inline(child['title'])}]({child['link']}){extra}{summary}")
     if source_link:
         out += ["", f"Source text: [{SOURCE_FILE}]({SOURCE_FILE})"]
     return "\n".join(out) + "\n"
@@ -280,13 +291,13 @@ def _render_listing(page: Page, source_link: bool = False) -> str:
 def _render_subject(page: Page, lines: LineMap) -> str:
     meta = page.meta
     src = _source_rel(page.path)
-    out = [f"# {meta['title']}", "", meta.get("summary", ""), "", "[Up](index.md)", ""]
+    out = [f"# {_inline(meta['title'])}", "", _inline(meta.get("summary", "")), "", "[Up](index.md)", ""]
     if meta.get("aliases"):
-        out += ["Also called: " + ", ".join(meta["aliases"]), ""]
+        out += ["Also called: " + ", ".join(_inline(a) for a in meta["aliases"]), ""]
     if meta.get("continues"):
         out += [f"Continues [{meta['continues']}]({meta['continues']}).", ""]
     for fld in meta.get("fields", []):
-        out += [f"## {fld['name']}", ""]
+        out += [f"## {_inline(fld['name'])}", ""]
         for value in fld["values"]:
             cites = []
             for s, e in value.get("spans", []):
@@ -296,7 +307,7 @@ def _render_subject(page: Page, lines: LineMap) -> str:
                 cites.append("p. " + ", ".join(str(p) for p in value["pages"]))
             if value.get("unverified"):
                 cites.append("unverified: evidence not found in source")
-            text = " ".join(value["text"].split())
+            text = _inline(value["text"])
             out.append(f"- {text}" + (f" ({'; '.join(cites)})" if cites else ""))
         out.append("")
     if meta.get("continued"):

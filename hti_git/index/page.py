@@ -20,12 +20,22 @@ from hti_git.errors import PageFormatError
 
 FENCE = "---\n"
 MAX_YAML_DEPTH = 64  # nesting; pages are about 5 levels deep
+# The emitter writes text starting with '?' or ':' ("? x", ":x") as a plain scalar that the loader
+# then rejects or reads as a mapping key, so a page with such a title would not parse back; and a
+# NEL (U+0085) inside single quotes reads back as a space. Both are written double-quoted instead.
+_MISREAD_FIRST = ("?", ":")
 
 
 class _NoAliasComposer(Composer):
     """Refuses YAML aliases. hti-git never writes them, and an alias of an alias of ... (the
     'billion laughs' pattern) loads as a few shared lists that explode into gigabytes as soon as
     anything walks or prints the value."""
+
+    def compose_document(self):
+        # ruamel keeps one composer per YAML object and only unwinds its depth counter on success,
+        # so a load that failed mid-document would count against every later one: start afresh.
+        self.depth = 0
+        return super().compose_document()
 
     def return_alias(self, a):
         raise ComposerError(None, None, "YAML aliases (*name) are not allowed in hti-git files", a.start_mark)
@@ -141,4 +151,8 @@ def _plain(value: Any) -> Any:
                 outer.append(inner)
             return outer
         return items
+    if isinstance(value, str) and (value[:1] in _MISREAD_FIRST or "\x85" in value):
+        from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+        return DoubleQuotedScalarString(value)
     return value

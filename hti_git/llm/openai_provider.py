@@ -189,6 +189,11 @@ class OpenAIProvider:
         refusal = getattr(message, "refusal", None)
         if refusal:
             raise ModelError(f"the model refused: {refusal}")
+        if getattr(choices[0], "finish_reason", None) == "length":
+            # Truncated output is never used: JSON would fail with a misleading parse error (and a
+            # repair turn would be cut off the same way), plain text would silently lose its end.
+            raise ModelError("the reply was cut off at the output-token limit (finish_reason 'length'); "
+                             "raise max_output_tokens in hti.yaml")
         text = message.content or ""
         usage = response.usage
         if usage is None:  # some local servers omit usage; estimate so budgets still work

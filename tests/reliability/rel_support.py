@@ -52,6 +52,21 @@ def run_hti(repo: Path, *args: str, env: dict | None = None, timeout: float = 60
                            env={**os.environ, **(env or {})})
 
 
+def cli(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run hti-git in this process (click's runner) with `-C repo`; shaped like run_hti's result.
+
+    Same code path as the console script without interpreter start-up, for commands that need
+    no process of their own."""
+    from click.testing import CliRunner
+
+    from hti_git.cli import main
+
+    result = CliRunner().invoke(main, ["-C", str(repo), *args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+
+
 def spawn_hti(repo: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
     """Start hti-git in its own process group, so the git children it leaves can be awaited."""
     return subprocess.Popen(hti_command(*args), cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -174,3 +189,18 @@ def assert_fsck_clean(repo: Path) -> None:
     proc = subprocess.run(["git", "-C", str(repo), "fsck", "--strict", "--no-dangling", "--no-progress"],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and not proc.stdout.strip(), f"git fsck: {proc.stdout}{proc.stderr}"
+
+
+def stub_handler(body: dict):
+    """OpenAIStub handler for every prompt: standard compile like tests/compile's stub, ask like
+    tests/query's, the connectivity check like the default."""
+    from tests.compile import standard_stub
+    from tests.query import model_stub
+    from tests.support.openai_stub import default_handler
+
+    system = next((m["content"] for m in body.get("messages", []) if m["role"] == "system"), "")
+    if system.startswith(("Pick the documents", "You navigate", "Answer the question")):
+        return model_stub.stub_handler(body)
+    if system.startswith("You are a connectivity check"):
+        return default_handler(body)
+    return standard_stub.stub_handler(body)

@@ -13,6 +13,7 @@ from rel_support import (
     CONTRACT,
     assert_fsck_clean,
     assert_worktree_matches_head,
+    cli,
     git,
     run_hti,
     spawn_hti,
@@ -25,7 +26,7 @@ from hti_git.store import IndexRepo
 
 @pytest.fixture
 def compiled(index_path):
-    done = run_hti(index_path, "compile", "--method", "fast", "--doc", "first", str(CONTRACT))
+    done = cli(index_path, "compile", "--method", "fast", "--doc", "first", str(CONTRACT))
     assert done.returncode == 0, done.stderr
     return index_path
 
@@ -114,5 +115,5 @@ def test_lock_of_a_dead_process_is_recovered(compiled):
     with IndexRepo(compiled) as repo, repo.lock(timeout=1):
         pass
     assert time.perf_counter() - started < 0.5
-    done = run_hti(compiled, "compile", "--method", "fast", "--doc", "second", str(CONTRACT))
+    done = cli(compiled, "compile", "--method", "fast", "--doc", "second", str(CONTRACT))
     assert done.returncode == 0, done.stderr

@@ -18,6 +18,7 @@ from rel_support import (
     DOC,
     assert_fsck_clean,
     assert_worktree_matches_head,
+    cli,
     fork_hti,
     head_state,
     kill_pid_and_reap,
@@ -117,7 +118,7 @@ def test_random_sigkill_during_compile_leaves_old_or_new_state(index_path, tmp_p
             assert_worktree_matches_head(index_path)
     assert kills >= min(KILLS, 10), f"only {kills} kills in {KILL_SECONDS}s (seed {seed})"
     _write_version(src, (current + 1) % 3)
-    done = run_hti(index_path, "compile", "--method", "fast", str(src))
+    done = cli(index_path, "compile", "--method", "fast", str(src))
     assert done.returncode == 0, done.stderr
     assert_fsck_clean(index_path)
     assert_worktree_matches_head(index_path)
@@ -150,7 +151,7 @@ def test_kill_at_fault_point_then_recover(index_path, tmp_path, expected_trees, 
     assert listed.returncode == 0, listed.stderr
     assert not journal.exists()
     assert_worktree_matches_head(index_path)
-    again = run_hti(index_path, "compile", "--method", "fast", str(src))
+    again = cli(index_path, "compile", "--method", "fast", str(src))
     assert again.returncode == 0, again.stderr
     assert ("unchanged" in again.stdout) == (point != "before-ref-move")
     assert head_state(index_path)["doc_tree"] == expected_trees[1]

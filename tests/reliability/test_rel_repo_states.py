@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from rel_support import CONTRACT, assert_fsck_clean, git, run_hti
+from rel_support import CONTRACT, assert_fsck_clean, cli, git
 
 Q = "Which state's law governs this agreement?"
 
@@ -20,7 +20,7 @@ def _error_line(proc, *needles: str) -> None:
 
 @pytest.fixture
 def compiled(index_path):
-    done = run_hti(index_path, "compile", "--method", "fast", "--doc", "first", str(CONTRACT))
+    done = cli(index_path, "compile", "--method", "fast", "--doc", "first", str(CONTRACT))
     assert done.returncode == 0, done.stderr
     return index_path
 
@@ -28,11 +28,11 @@ def compiled(index_path):
 def test_detached_head(compiled, tmp_path):
     git(compiled, "checkout", "-q", "--detach")
     head = git(compiled, "rev-parse", "HEAD").strip()
-    _error_line(run_hti(compiled, "compile", "--method", "fast", "--doc", "second", str(CONTRACT)), "detached")
+    _error_line(cli(compiled, "compile", "--method", "fast", "--doc", "second", str(CONTRACT)), "detached")
     for args in (("ask", Q), ("ls",), ("verify",), ("log",), ("show", "first/index.md")):
-        proc = run_hti(compiled, *args)
+        proc = cli(compiled, *args)
         assert proc.returncode == 0, (args, proc.stderr)
-    proc = run_hti(compiled, "compile", "--method", "fast", "--doc", "second", "--branch", "review", str(CONTRACT))
+    proc = cli(compiled, "compile", "--method", "fast", "--doc", "second", "--branch", "review", str(CONTRACT))
     assert proc.returncode == 0, proc.stderr
     # The new branch starts from the detached commit: nothing of the index is dropped from it.
     assert git(compiled, "rev-parse", "review~1").strip() == head
@@ -47,15 +47,15 @@ def test_unborn_branch_of_a_plain_git_repository(tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()
     git(plain, "init", "-q", "-b", "main")
-    _error_line(run_hti(plain, "ask", Q), "no compiled documents")
+    _error_line(cli(plain, "ask", Q), "no compiled documents")
     for args in (("ls",), ("log",), ("show",)):
-        proc = run_hti(plain, *args)
+        proc = cli(plain, *args)
         assert proc.returncode == 0 and "No" in proc.stdout, (args, proc.stdout, proc.stderr)
-    proc = run_hti(plain, "compile", "--method", "fast", str(CONTRACT))
+    proc = cli(plain, "compile", "--method", "fast", str(CONTRACT))
     assert proc.returncode == 0, proc.stderr
     assert git(plain, "rev-list", "--count", "HEAD").strip() == "1"
     assert git(plain, "status", "--porcelain") == ""
-    assert run_hti(plain, "ask", Q).returncode == 0
+    assert cli(plain, "ask", Q).returncode == 0
 
 
 def test_bare_repository_serves_read_only_commands(compiled, tmp_path):
@@ -64,10 +64,10 @@ def test_bare_repository_serves_read_only_commands(compiled, tmp_path):
     before = git(bare, "for-each-ref")
     for args in (("ask", "--json", Q), ("ls", "--json"), ("show",), ("show", "first/index.md"), ("log",),
                  ("verify",), ("diff", "HEAD~1", "HEAD")):
-        proc = run_hti(bare, *args)
+        proc = cli(bare, *args)
         assert proc.returncode == 0, (args, proc.stderr)
-    assert json.loads(run_hti(bare, "ask", "--json", Q).stdout)["found"]
-    _error_line(run_hti(bare, "compile", "--method", "fast", "--doc", "second", str(CONTRACT)), "bare")
+    assert json.loads(cli(bare, "ask", "--json", Q).stdout)["found"]
+    _error_line(cli(bare, "compile", "--method", "fast", "--doc", "second", str(CONTRACT)), "bare")
     assert git(bare, "for-each-ref") == before
     assert_fsck_clean(bare)
 
@@ -87,7 +87,7 @@ def test_dirty_tree_outside_the_index_is_left_untouched(compiled, tmp_path):
     staged = git(compiled, "diff", "--cached")
     changed = tmp_path / "first.txt"
     changed.write_text(CONTRACT.read_text().replace("New York", "Delaware"))
-    proc = run_hti(compiled, "compile", "--method", "fast", "--doc", "first", str(changed))
+    proc = cli(compiled, "compile", "--method", "fast", "--doc", "first", str(changed))
     assert proc.returncode == 0 and "committed" in proc.stdout, proc.stderr
     assert (compiled / "README.md").read_text() == "edited, not staged\n"
     assert (compiled / "notes.txt").read_text() == "edited and staged, then edited again\n"
@@ -99,7 +99,7 @@ def test_dirty_tree_outside_the_index_is_left_untouched(compiled, tmp_path):
 
 def test_dirty_document_folder_is_refused(compiled, tmp_path):
     (compiled / "first" / "index.md").write_text("my own edit\n")
-    _error_line(run_hti(compiled, "compile", "--method", "fast", "--doc", "first", str(_changed(tmp_path))),
+    _error_line(cli(compiled, "compile", "--method", "fast", "--doc", "first", str(_changed(tmp_path))),
                 "uncommitted")
     assert (compiled / "first" / "index.md").read_text() == "my own edit\n"
 
@@ -119,18 +119,18 @@ def test_unrelated_files_are_ignored_and_never_replaced(compiled, tmp_path):
     (compiled / "contract" / "notes.md").write_text("Our own notes about the contract.\n")
     git(compiled, "add", "src", "docs", "contract")
     git(compiled, "commit", "-q", "-m", "unrelated files")
-    ls = json.loads(run_hti(compiled, "ls", "--json").stdout)
+    ls = json.loads(cli(compiled, "ls", "--json").stdout)
     assert [row["doc"] for row in ls] == ["first"]
-    assert run_hti(compiled, "verify").returncode == 0
-    assert json.loads(run_hti(compiled, "ask", "--json", Q).stdout)["found"]
+    assert cli(compiled, "verify").returncode == 0
+    assert json.loads(cli(compiled, "ask", "--json", Q).stdout)["found"]
     source = tmp_path / "contract.txt"
     shutil.copy(CONTRACT, source)
-    proc = run_hti(compiled, "compile", "--method", "fast", str(source))
+    proc = cli(compiled, "compile", "--method", "fast", str(source))
     # A folder that is not an index must not be replaced by one: refuse and name --doc.
     _error_line(proc, "contract already exists", "--doc")
     assert (compiled / "contract" / "notes.md").read_text() == "Our own notes about the contract.\n"
     assert git(compiled, "ls-tree", "-r", "--name-only", "HEAD", "contract").split() == ["contract/notes.md"]
-    proc = run_hti(compiled, "compile", "--method", "fast", "--doc", "contract-index", str(source))
+    proc = cli(compiled, "compile", "--method", "fast", "--doc", "contract-index", str(source))
     assert proc.returncode == 0, proc.stderr
     for rel in ("src/app.py", "docs/guide/index.md", "contract/notes.md"):
         assert git(compiled, "log", "-1", "--format=%s", "--", rel).strip() == "unrelated files"
@@ -143,5 +143,5 @@ def test_a_file_with_the_document_name_is_not_replaced(compiled, tmp_path):
     git(compiled, "commit", "-q", "-m", "manual")
     source = tmp_path / "manual.txt"
     shutil.copy(CONTRACT, source)
-    _error_line(run_hti(compiled, "compile", "--method", "fast", str(source)), "manual already exists")
+    _error_line(cli(compiled, "compile", "--method", "fast", str(source)), "manual already exists")
     assert (compiled / "manual").read_text() == "a file without extension\n"

@@ -13,31 +13,19 @@ import subprocess
 
 import pytest
 from click.testing import CliRunner
-from rel_support import CONTRACT
+from rel_support import CONTRACT, stub_handler
 
 from hti_git.cli import main
-from tests.compile import standard_stub
-from tests.query import model_stub
-from tests.support.openai_stub import Behaviour, OpenAIStub, default_handler
+from tests.support.openai_stub import Behaviour, OpenAIStub
 
 KEY = "sk-test-SECRET-7f3a9c2e1b"
 PASSWORD = "pw-SECRET-d41d8cd9"
 SECRETS = (KEY, PASSWORD, "Bearer ")
 
 
-def handler(body: dict):
-    """Standard-compile prompts like the compile stub, ask prompts like the ask stub."""
-    system = next((m["content"] for m in body.get("messages", []) if m["role"] == "system"), "")
-    if system.startswith(("Pick the documents", "You navigate", "Answer the question")):
-        return model_stub.stub_handler(body)
-    if system.startswith("You are a connectivity check"):
-        return default_handler(body)
-    return standard_stub.stub_handler(body)
-
-
 @pytest.fixture
 def stub():
-    with OpenAIStub(handler) as s:
+    with OpenAIStub(stub_handler) as s:
         yield s
 
 

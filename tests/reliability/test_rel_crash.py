@@ -9,6 +9,7 @@ compile finishes. HTI_FAULT (hti_git/store.py) places kills exactly around the r
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
@@ -23,6 +24,7 @@ from rel_support import (
     head_state,
     kill_pid_and_reap,
     run_hti,
+    spawn_hti,
     versions,
 )
 
@@ -157,3 +159,40 @@ def test_kill_at_fault_point_then_recover(index_path, tmp_path, expected_trees, 
     assert head_state(index_path)["doc_tree"] == expected_trees[1]
     assert_worktree_matches_head(index_path)
     assert_fsck_clean(index_path)
+
+
+def test_standard_compile_killed_during_extraction_resumes_from_the_cache(index_path, monkeypatch):
+    """A standard compile killed mid-way leaves HEAD alone; the rerun answers finished calls from
+    the response cache (.git/hti/cache.sqlite) and completes."""
+    from rel_support import CONTRACT, stub_handler, wait_group_empty
+
+    from tests.support.openai_stub import OpenAIStub
+
+    with OpenAIStub(stub_handler, latency=0.02) as stub:
+        env = {"OPENAI_BASE_URL": stub.base_url, "HTI_MODEL": "stub-model", "OPENAI_API_KEY": "sk-test"}
+        before = head_state(index_path)
+        proc = spawn_hti(index_path, "compile", "--method", "standard", str(CONTRACT), env=env)
+        deadline = time.monotonic() + 30
+        while len([r for r in stub.requests if r.status == 200]) < 4 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        served = len([r for r in stub.requests if r.status == 200])
+        assert served >= 4, proc.stderr.read() if proc.poll() is not None else "no progress"
+        os.kill(proc.pid, 9)
+        proc.wait(10)
+        proc.stdout.close()
+        proc.stderr.close()
+        wait_group_empty(proc.pid)
+        assert head_state(index_path) == before
+        assert_fsck_clean(index_path)
+        assert_worktree_matches_head(index_path)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        done = cli(index_path, "compile", "--method", "standard", "--json", str(CONTRACT))
+        assert done.returncode == 0, done.stderr
+        usage = json.loads(done.stdout)[0]["usage"]
+        assert usage["cached_calls"] >= 1, usage  # calls answered before the kill were not paid twice
+    assert_worktree_matches_head(index_path)
+    assert_fsck_clean(index_path)
+    repo, _ = open_index(index_path)
+    with repo:
+        assert verify_snapshot(repo.snapshot("HEAD")).ok

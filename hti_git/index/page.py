@@ -99,7 +99,9 @@ class Page:
         buf = io.StringIO()
         _dumper().dump(_plain(self.meta), buf)
         body = self.body.rstrip("\n") + "\n"
-        return (FENCE + buf.getvalue() + FENCE + "\n" + body).encode("utf-8")
+        # A model's JSON may hold a lone surrogate (a "\ud800" escape), which UTF-8 cannot carry:
+        # front-matter writes it escaped; in the body it becomes '?' instead of failing the compile.
+        return (FENCE + buf.getvalue() + FENCE + "\n" + body).encode("utf-8", "replace")
 
     def resolve(self, link: str) -> str:
         """The repository path a relative link on this page points to (anchor dropped)."""

@@ -4,6 +4,7 @@ retries with backoff, and the usage ledger — in that order."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import random
 from collections.abc import Awaitable, Callable, Iterable
@@ -84,6 +85,7 @@ class ModelClient:
             completion = await self._call_with_retries(stage, label, messages, schema)
         finally:
             self._reserved -= estimate
+        completion = _without_surrogates(completion)
         self.ledger.record(stage, completion.usage)
         self.cache.put(key, completion)
         return completion
@@ -156,6 +158,26 @@ def run_batch(coroutines: Iterable[Awaitable[T]], close: Any = None) -> list[T]:
                 await aclose()
 
     return asyncio.run(gather())
+
+
+def _without_surrogates(completion: Completion) -> Completion:
+    """The completion with lone surrogates (JSON "\\ud800" escapes) replaced by '?'.
+
+    They are valid in JSON and in Python strings but not in UTF-8, so one in a name would fail
+    the cache write, every hash and the page files far from here; this is the one door all model
+    output passes through.
+    """
+
+    def scrub(value):
+        if isinstance(value, str):
+            return value.encode("utf-8", "replace").decode("utf-8")
+        if isinstance(value, list):
+            return [scrub(v) for v in value]
+        if isinstance(value, dict):
+            return {scrub(k): scrub(v) for k, v in value.items()}
+        return value
+
+    return dataclasses.replace(completion, text=scrub(completion.text), json=scrub(completion.json))
 
 
 def _where(stage: str, label: str) -> str:

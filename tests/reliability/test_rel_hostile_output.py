@@ -39,7 +39,7 @@ HOSTILE = [
     "'single' \"double\"", "{flow: map}", "[flow, seq]", "| block", "> folded", "@at `tick`",
     "[click](https://evil.example/x)", "![img](http://evil.example/p.png)", "<script>alert(1)</script>",
     "<a href='javascript:alert(1)'>x</a>", "[up](../../../../outside.md)", "](../../x) [", "\ufeffBOM",
-    "\u202eRLO override", "zero\u200bwidth", "é ñ 漢字 🙂", "CON", "index", "source", " ", "", ".git", "~",
+    "\u202eRLO override", "zero\u200bwidth", "lone \ud800 surrogate", "é ñ 漢字 🙂", "CON", "index", "source", " ", "", ".git", "~",
 ]
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 RAW_HTML = re.compile(r"(?<!\\)<[a-zA-Z/!]")  # a tag not escaped as \<
@@ -95,7 +95,12 @@ def test_any_text_round_trips_through_front_matter(meta, body):
     assert back.meta == parse_page(page.path, data).meta
     assert back.meta["kind"] == "subject"
     assert back.meta == _expected(page.meta)
+    assert back.body.rstrip("\n") == _no_surrogates(body).rstrip("\n")
     assert back.render() == data  # stable bytes
+
+
+def _no_surrogates(text: str) -> str:
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _expected(value):

@@ -225,3 +225,26 @@ def test_pdf_over_the_page_limit_is_refused_before_reading_pages(tmp_path, monke
     path.write_bytes(_tiny_pages_pdf(101))
     with pytest.raises(SourceError, match="101 pages, over the 100-page limit"):
         load_source(path)
+
+
+def test_standard_compile_prompts_keep_the_document_inside_the_fence(tmp_path):
+    from hti_git.compile.standard import StandardOptions
+    from tests.compile.standard_stub import reply
+
+    init_index(tmp_path / "idx")
+    hostile = tmp_path / "hostile.txt"
+    hostile.write_text(_hostile_contract() * 3, encoding="utf-8")
+    repo = IndexRepo(tmp_path / "idx")
+    provider = ScriptedProvider(default=reply)
+    compile_path(repo, hostile, Settings(model="m"), method="standard", standard=StandardOptions(provider=provider))
+    repo.close()
+    seen_in_fence = 0
+    for call in provider.calls:
+        messages = call["messages"]
+        assert [m["role"] for m in messages] == ["system", "user"], "the document added a message"
+        assert not any(marker in messages[0]["content"] for marker in MARKERS)
+        outside = _outside_fences(messages[1]["content"])
+        for marker in MARKERS:
+            assert marker not in outside, f"{marker!r} outside the fence in: {messages[0]['content'][:60]}"
+        seen_in_fence += any(marker in messages[1]["content"] for marker in MARKERS)
+    assert seen_in_fence >= 2  # discover and extract saw the hostile text, as data

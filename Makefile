@@ -1,7 +1,7 @@
 # hti-git developer tasks. `make install` once, then `make demo` and `make test`.
 PYTHON ?= python3
 
-.PHONY: install test lint demo bench
+.PHONY: install test lint demo bench soak
 
 install:  ## install hti-git and its test tools into the current Python environment
 	$(PYTHON) -m pip install -e '.[dev]'
@@ -19,3 +19,10 @@ bench:  ## benchmarks (see bench/README.md); each prints ratios against a baseli
 	$(PYTHON) bench/fast_cuad.py
 	$(PYTHON) bench/ingest.py
 	$(PYTHON) bench/llm_overhead.py
+	$(PYTHON) bench/compile_standard.py
+	$(PYTHON) bench/ask_cost.py
+	$(PYTHON) bench/diff.py
+	$(PYTHON) bench/eval_cuad.py
+
+soak:  ## 200 compile/kill/resume cycles and 1,000 concurrent asks (several minutes)
+	$(PYTHON) bench/soak.py

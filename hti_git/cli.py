@@ -217,7 +217,8 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
 
 def _compile_line(r) -> str:
     if r.status == "unchanged":
-        return f"unchanged  {r.doc} (same source and settings; nothing to commit)"
+        where = f" on {r.branch}" if r.branch else ""
+        return f"unchanged  {r.doc} (same source and settings{where}; nothing to commit)"
     where = f"{r.branch}@{r.commit[:10]}"
     cost = ""
     if r.method == "standard":

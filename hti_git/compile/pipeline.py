@@ -226,6 +226,17 @@ def prepare_compile(
     if same_identity and same_source and existing.get("format") == FORMAT_VERSION and not branch:
         result.seconds = round(time.perf_counter() - started, 3)
         return PreparedCompile(result)
+    if existing is not None and not same_identity and not in_place:
+        # A recompile under other settings lands on a branch; if one already holds exactly this
+        # compile (same settings, same source), there is nothing to do.
+        for name in _recompile_branches(repo, doc, branch):
+            theirs = _provenance_at(repo, name, doc)
+            if (theirs is not None and {k: theirs.get(k) for k in identity} == identity
+                    and (theirs.get("source") or {}).get("sha256") == "sha256:" + source.sha256
+                    and theirs.get("format") == FORMAT_VERSION):
+                result.branch = name
+                result.seconds = round(time.perf_counter() - started, 3)
+                return PreparedCompile(result)
 
     if method == "standard" and same_identity and standard.schema is None:
         # A new version of the source, same settings: compile against the index's own schema, so
@@ -270,6 +281,20 @@ def prepare_compile(
     result.warnings = list(source.warnings) + list(built.notes)
     result.seconds = round(time.perf_counter() - started, 3)
     return PreparedCompile(result, files, message, trailers, target_branch)
+
+
+def _recompile_branches(repo: IndexRepo, doc: str, branch: str | None) -> list[str]:
+    """Branches that may hold a recompile of `doc`: the one named, or every hti/<doc>/* branch."""
+    if branch is not None:
+        return [branch] if repo.branch_exists(branch) else []
+    return [b for b in repo.branch_names() if b.startswith(f"hti/{doc}/")]
+
+
+def _provenance_at(repo: IndexRepo, rev: str, doc: str) -> dict[str, Any] | None:
+    snapshot = repo.snapshot(rev)
+    if not snapshot.exists(f"{doc}/{INDEX_FILE}"):
+        return None
+    return snapshot.page(f"{doc}/{INDEX_FILE}").meta.get("provenance") or {}
 
 
 def commit_prepared(

@@ -125,6 +125,10 @@ def test_new_layout_settings_recompile_to_a_branch(repo, contract_text):
     assert second.status == "branch" and second.branch.startswith(f"hti/{first.doc}/")
     assert _git(repo.root, "rev-parse", "HEAD") == head
     assert _git(repo.root, "status", "--porcelain") == ""
+    tip = _git(repo.root, "rev-parse", second.branch)
+    again = compile_path(repo, contract_text, Settings(page_budget=500))  # the branch holds it already
+    assert again.status == "unchanged" and again.branch == second.branch and again.commit is None
+    assert _git(repo.root, "rev-parse", second.branch) == tip
     third = compile_path(repo, contract_text, Settings(page_budget=500), in_place=True)
     assert third.status == "committed" and third.branch == "main"
 

@@ -4,25 +4,10 @@ from __future__ import annotations
 
 import re
 
-_FOLD = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "\u00a0": " "})
+from hti_git.compile.quotes import normalise
 
-
-def _normalise(text: str) -> tuple[str, list[int]]:
-    """Lower-cased, quote-folded text with single spaces, and each character's original offset."""
-    out: list[str] = []
-    offsets: list[int] = []
-    last_space = True
-    for i, ch in enumerate(text.translate(_FOLD)):
-        if ch.isspace():
-            if not last_space:
-                out.append(" ")
-                offsets.append(i)
-            last_space = True
-            continue
-        out.append(ch.lower())
-        offsets.append(i)
-        last_space = False
-    return "".join(out), offsets
+# One normaliser for model quotes and gold evidence alike: whitespace, case, curly quotes, dashes.
+_normalise = normalise
 
 
 class EvidenceLocator:

@@ -155,9 +155,14 @@ def _term_categories(text: str, vocab: _Vocabulary) -> tuple[Category, Category]
         is_party = at < preamble_end and term not in _NOT_PARTIES and bool(_ORG.search(context))
         subject = Subject(name=term, slug=unique_slug(term, taken))
         subject.fields["defined in"] = [FieldValue(text[start:end], [(start, end)])]
-        uses = [m.start() for m in re.finditer(re.escape(term), text)]
-        if len(uses) > 1:
-            subject.fields["mentions"] = [FieldValue(str(len(uses)), [])]
+        uses = []  # where the term is used after its definition: evidence with spans, at most three
+        for m in re.finditer(re.escape(term), text):
+            if m.start() >= end and len(uses) < 3:
+                u_start, u_end = _sentence_around(text, m.start(), 300)
+                if not uses or uses[-1].spans[0] != (u_start, u_end):
+                    uses.append(FieldValue(text[u_start:u_end], [(u_start, u_end)]))
+        if uses:
+            subject.fields["used in"] = uses
         subject.summary = structure.first_sentence(text[start:end], 200)
         subject.keywords = vocab.keywords(text[start:end], 4)
         (parties if is_party else terms).subjects.append(subject)
@@ -209,8 +214,8 @@ def _name_subject(text: str, name: str, count: int, taken: set[str], vocab: _Voc
         if not values or values[-1].spans[0] != (start, end):
             values.append(FieldValue(text[start:end], [(start, end)]))
     subject.fields["mentions"] = values
-    subject.fields["occurrences"] = [FieldValue(str(count), [])]
-    subject.summary = structure.first_sentence(values[0].text, 200) if values else name
+    first = structure.first_sentence(values[0].text, 180) if values else name
+    subject.summary = f"{count} mentions; first: {first}"
     subject.keywords = vocab.keywords(" ".join(v.text for v in values), 4)
     return subject
 

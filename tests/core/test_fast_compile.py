@@ -96,6 +96,7 @@ def test_compile_commits_pages_within_budget(repo, contract_text):
         page = snap.page(path)
         assert len(page.links()) <= 6
         values = [v for f in page.meta.get("fields", []) for v in f["values"]]
+        assert all(v.get("spans") for v in values), f"{path}: a fast value without a span"
         if len(values) > 1:  # a single value is moved whole, never cut
             assert estimate_tokens(page.body) <= 800 * 1.5
         for child in page.links():

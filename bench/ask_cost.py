@@ -1,6 +1,7 @@
 """Benchmark the per-question cost of model answering: `python bench/ask_cost.py`.
 
-1. Compiles the six shared CUAD contracts into a fresh index repository and asks every question of
+1. Compiles the six shared CUAD contracts (with `fast`, then with `standard` against the compile stub
+   model; `python bench/ask_cost.py fast` for one) into a fresh index repository and asks every question of
    qa.jsonl with `llm` navigation through the real openai SDK against the local stub server, whose
    handler decides like a model would (route/open by word overlap with the question, answer from the
    best evidence with a verbatim quote). Prints mean/median input tokens per question for index
@@ -27,8 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "query"))
+sys.path.insert(0, str(ROOT / "tests" / "compile"))
 
 from model_stub import decide, stub_handler  # noqa: E402
+from standard_stub import stub_handler as compile_stub_handler  # noqa: E402
 
 from hti_git.compile.pipeline import compile_path  # noqa: E402
 from hti_git.config import Settings  # noqa: E402
@@ -54,11 +57,17 @@ def _env() -> None:
         os.environ.setdefault(name, value)
 
 
-def compile_contracts(repo: IndexRepo) -> str:
-    """Compile the six contracts; returns the method used (fast until `standard` exists)."""
-    for path in sorted((CUAD / "contracts").glob("*.txt")):
-        compile_path(repo, path, Settings(), method="fast")
-    return "fast"
+def compile_contracts(repo: IndexRepo, method: str) -> None:
+    """Compile the six contracts with `fast`, or with `standard` against the compile stub model."""
+    paths = sorted((CUAD / "contracts").glob("*.txt"))
+    if method == "fast":
+        for path in paths:
+            compile_path(repo, path, Settings(), method="fast")
+        return
+    with OpenAIStub(compile_stub_handler) as stub:
+        settings = Settings(model="stub-compiler", base_url=stub.base_url)
+        for path in paths:
+            compile_path(repo, path, settings, method="standard")
 
 
 async def ask_all(repo: IndexRepo, questions: list[dict], base_url: str) -> list[dict]:
@@ -94,14 +103,15 @@ def _line(label: str, rows: list[dict]) -> str:
             f"{sum(r['fallback'] for r in rows) / len(rows):>6.0%}")
 
 
-def cost_report(tmp: Path) -> None:
+def cost_report(tmp: Path, method: str) -> None:
     questions = [json.loads(line) for line in (CUAD / "qa.jsonl").read_text().splitlines() if line.strip()]
-    init_index(tmp / "cuad")
-    with IndexRepo(tmp / "cuad") as repo:
-        method = compile_contracts(repo)
-        print(f"Compiled {len(repo.snapshot().docs())} contracts with the '{method}' method "
-              "(the LLM 'standard' compile is not available in this build yet; fast pages are larger "
-              "and less summarised than standard pages would be).")
+    init_index(tmp / f"cuad-{method}")
+    with IndexRepo(tmp / f"cuad-{method}") as repo:
+        compile_contracts(repo, method)
+        pages = sum(1 for p in repo.snapshot().blob_shas() if p.endswith(".md"))
+        print(f"== Index compiled with '{method}'"
+              + (" (against the compile stub model: schema from headings, verbatim quotes)" if method == "standard" else "")
+              + f": {len(repo.snapshot().docs())} contracts, {pages} pages")
         with OpenAIStub(stub_handler) as stub:
             started = time.perf_counter()
             rows = asyncio.run(ask_all(repo, questions, stub.base_url))
@@ -117,8 +127,8 @@ def cost_report(tmp: Path) -> None:
     print(_line("all contracts", rows))
     print(_line(f"contracts over {LARGE // 1000}K characters", large))
     ratio = statistics.mean(r["index"] for r in large) / statistics.mean(r["full"] for r in large)
-    print(f"\nIndex vs full document on contracts over {LARGE // 1000}K characters: {ratio:.1%} "
-          f"(target <= 10%: {'met' if ratio <= 0.10 else 'NOT met'}). ratio = mean index / mean full.")
+    print(f"\nIndex ({method}) vs full document on contracts over {LARGE // 1000}K characters: {ratio:.1%} "
+          f"(target <= 10%: {'met' if ratio <= 0.10 else 'NOT met'}). ratio = mean index / mean full.\n")
 
 
 TOPICS = ("payment delivery warranty notice termination audit licence territory insurance escrow indemnity "
@@ -194,7 +204,9 @@ def main() -> None:
     if not (CUAD / "qa.jsonl").exists():
         sys.exit(f"shared data not found under {CUAD} (set HTI_SHARED)")
     with tempfile.TemporaryDirectory(prefix="hti-ask-cost-") as tmp:
-        cost_report(Path(tmp))
+        methods = sys.argv[1:] or ["fast", "standard"]
+        for method in methods:
+            cost_report(Path(tmp), method)
         overhead_report(Path(tmp))
 
 

@@ -1,3 +1,3 @@
 from hti_git.cli import main
 
-main()
+main(prog_name="hti-git")

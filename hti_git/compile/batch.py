@@ -74,6 +74,11 @@ def compile_many(
     """Compile every input; each document becomes its own commit (or one commit with one_commit)."""
     paths, failures = expand_inputs(inputs)
     batch = BatchResult(failures=list(failures))
+    parallel = max(1, min(jobs, len(paths)))
+    if parallel > 1:
+        # `concurrency` bounds the model calls in flight across the whole run: documents prepared
+        # in parallel share it evenly (each runs its own event loop, so they cannot share a semaphore).
+        settings = settings.with_overrides(concurrency=max(1, settings.concurrency // parallel))
     local = threading.local()
     opened: list[IndexRepo] = []
     lock = threading.Lock()

@@ -177,3 +177,21 @@ def test_bad_input_changes_nothing(repo, tmp_path):
             compile_path(repo, path, Settings())
     assert _git(repo.root, "rev-parse", "HEAD") == head
     assert _git(repo.root, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_parallel_documents_share_the_model_call_bound(repo, tmp_path, monkeypatch):
+    import hti_git.compile.batch as batch
+
+    seen = []
+    real = batch.prepare_compile
+
+    def spy(r, path, settings, **kw):
+        seen.append(settings.concurrency)
+        return real(r, path, settings, **kw)
+
+    monkeypatch.setattr(batch, "prepare_compile", spy)
+    for i in range(4):
+        (tmp_path / f"d{i}.md").write_text(f"# Doc {i}\n\nSome text number {i} for the index.\n")
+    result = batch.compile_many(repo, [str(tmp_path / f"d{i}.md") for i in range(4)], Settings(concurrency=8), jobs=4)
+    assert len(result.results) == 4 and not result.failures
+    assert seen == [2, 2, 2, 2]  # 8 calls in flight in all, shared by 4 documents

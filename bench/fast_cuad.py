@@ -26,7 +26,7 @@ from hti_git.compile.pipeline import compile_path  # noqa: E402
 from hti_git.config import Settings  # noqa: E402
 from hti_git.eval.evidence import EvidenceLocator, overlaps  # noqa: E402
 from hti_git.lexical import question_terms  # noqa: E402
-from hti_git.query.lexical_nav import _DocContext, _search_source, ask_fast  # noqa: E402
+from hti_git.query.lexical_nav import DocContext, ask_fast, search_source  # noqa: E402
 from hti_git.store import IndexRepo  # noqa: E402
 from hti_git.workspace import init_index  # noqa: E402
 
@@ -59,19 +59,19 @@ def main() -> int:
 
         snap = repo.snapshot()
         locators: dict[str, EvidenceLocator] = {}
-        contexts: dict[str, _DocContext] = {}
+        contexts: dict[str, DocContext] = {}
         ask_ms, rows = [], []
         for q in questions:
             doc = q["doc"]
             if doc not in locators:
                 locators[doc] = EvidenceLocator(snap.read_text(f"{doc}/source.txt"))
-                contexts[doc] = _DocContext(snap, doc)
+                contexts[doc] = DocContext(snap, doc)
             t0 = time.perf_counter()
             answer = ask_fast(snap, q["question"], docs=[doc])
             ask_ms.append((time.perf_counter() - t0) * 1000)
             gold = [s for e in q["evidence"] for s in locators[doc].find(e)]
             cites = [(c.start, c.end) for c in answer.citations]
-            flat = [(c.start, c.end) for c in _search_source(contexts[doc], question_terms(q["question"]))]
+            flat = [(c.start, c.end) for c in search_source(contexts[doc], question_terms(q["question"]))]
             rows.append({
                 "has_gold": bool(q["evidence"]), "located": bool(gold), "found": answer.found,
                 "fallback": answer.fallback,

@@ -26,10 +26,10 @@ from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.estimate import prompt_tokens
 from hti_git.llm.prompts import load_template
 from hti_git.query.answer import Answer
-from hti_git.query.answer_llm import _answer_step, render_evidence
+from hti_git.query.answer_llm import answer_step, render_evidence
 from hti_git.query.ask import ask_question, resolve_ask_method
 from hti_git.query.evidence import Evidence, EvidenceBook
-from hti_git.query.lexical_nav import FOUND_RATIO, _DocContext, ask_fast
+from hti_git.query.lexical_nav import FOUND_RATIO, DocContext, ask_fast
 from hti_git.store import IndexRepo, Snapshot
 from hti_git.tokens import estimate_tokens
 
@@ -64,11 +64,11 @@ class Sources:
 
     def __init__(self, snapshot: Snapshot):
         self.snapshot = snapshot
-        self._contexts: dict[str, _DocContext] = {}
+        self._contexts: dict[str, DocContext] = {}
 
-    def context(self, doc: str) -> _DocContext:
+    def context(self, doc: str) -> DocContext:
         if doc not in self._contexts:
-            self._contexts[doc] = _DocContext(self.snapshot, doc)
+            self._contexts[doc] = DocContext(self.snapshot, doc)
         return self._contexts[doc]
 
     def docs_for(self, doc: str | None) -> list[str]:
@@ -181,7 +181,7 @@ def _model_answer(snapshot: Snapshot, question: str, items: list[Evidence], clie
     answer = Answer(question=question, answer="", found=False, rev=snapshot.rev, commit=snapshot.sha, method="llm")
     before = client.ledger.total()
     if items:
-        run_batch([_answer_step(snapshot, question, client, repo_root, items, answer, "answer")],
+        run_batch([answer_step(snapshot, question, client, repo_root, items, answer, "answer")],
                   close=client.provider)
     after = client.ledger.total()
     usage = {"calls": after.calls - before.calls, "input_tokens": after.input_tokens - before.input_tokens,

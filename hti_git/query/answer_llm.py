@@ -19,7 +19,7 @@ from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.prompts import Template, load_template
 from hti_git.query.answer import Answer, Citation, Step
 from hti_git.query.evidence import Evidence, EvidenceBook, check_citation, fence, one_line
-from hti_git.query.lexical_nav import _DocContext
+from hti_git.query.lexical_nav import DocContext
 from hti_git.query.navigate import Budget, DocNavigation, step_tokens
 from hti_git.query.route import route
 from hti_git.store import Snapshot
@@ -86,7 +86,7 @@ async def ask_llm_async(snapshot: Snapshot, question: str, client: ModelClient, 
             answer.trace += walk.trace
         read = [item for w in walks for path in w.pages for item in book.for_page(path)]
         if read:
-            await _answer_step(snapshot, question, client, repo_root, read, answer, "answer")
+            await answer_step(snapshot, question, client, repo_root, read, answer, "answer")
         else:
             answer.trace.append(Step("", "stop", note="no subject page reached: nothing to answer from"))
 
@@ -94,7 +94,7 @@ async def ask_llm_async(snapshot: Snapshot, question: str, client: ModelClient, 
         windows = source_windows(snapshot, candidates or available, question, fallback_tokens)
         if windows:
             answer.fallback = True
-            await _answer_step(snapshot, question, client, repo_root, windows, answer, "fallback")
+            await answer_step(snapshot, question, client, repo_root, windows, answer, "fallback")
         else:
             answer.trace.append(Step("", "fallback", note="no passage of source.txt shares a word with the question"))
     if not answer.found:
@@ -123,7 +123,7 @@ def render_evidence(items: list[Evidence]) -> str:
     return fence("\n".join(rows))
 
 
-async def _answer_step(snapshot: Snapshot, question: str, client: ModelClient, repo_root: Path | None,
+async def answer_step(snapshot: Snapshot, question: str, client: ModelClient, repo_root: Path | None,
                        items: list[Evidence], answer: Answer, stage_action: str) -> None:
     """One `answer` call over `items`; sets answer.found/answer/citations only when a citation holds."""
     template: Template = load_template("answer", repo_root)
@@ -174,7 +174,7 @@ def source_windows(snapshot: Snapshot, docs: list[str], question: str, budget_to
     if not q:
         return []
     scored = []
-    contexts = {d: _DocContext(snapshot, d) for d in docs}
+    contexts = {d: DocContext(snapshot, d) for d in docs}
     for doc, ctx in contexts.items():
         for i, (s, e) in enumerate(ctx.passages):
             score = ctx.model.score(q, i) / (ctx.model.ceiling(q) or 1.0)

@@ -36,7 +36,7 @@ class _Candidate:
     pages: list[int]
 
 
-class _DocContext:
+class DocContext:
     """Per-document statistics read once from source.txt at the revision."""
 
     def __init__(self, snapshot: Snapshot, doc: str):
@@ -77,11 +77,11 @@ def ask_fast(
     if not q:
         answer.answer = "not found: the question has no searchable words"
         return answer
-    contexts: dict[str, _DocContext] = {}
+    contexts: dict[str, DocContext] = {}
     if candidates is None:
         candidates = _route(snapshot, q, available, answer, contexts)
     for d in candidates:
-        contexts.setdefault(d, _DocContext(snapshot, d))
+        contexts.setdefault(d, DocContext(snapshot, d))
     per_doc_pages = max(3, max_pages // len(candidates))
     found: list[_Candidate] = []
     for doc in candidates:
@@ -93,7 +93,7 @@ def ask_fast(
     if use_fallback and nav_ratio < STRONG_RATIO:
         # A weak or missing hit in the index: read the best passages of source.txt as well and keep
         # whichever is better supported. A fallback answer is marked as such.
-        fallback = [c for doc in candidates for c in _search_source(contexts[doc], q)]
+        fallback = [c for doc in candidates for c in search_source(contexts[doc], q)]
         fb_best = max(fallback, key=lambda c: c.score, default=None)
         if fb_best is not None and (best is None or fb_best.score > best.score * 1.15):
             answer.fallback = True
@@ -119,7 +119,7 @@ def ask_fast(
 
 
 def _route(snapshot: Snapshot, q: list[str], available: list[str], answer: Answer,
-           contexts: dict[str, _DocContext] | None = None) -> list[str]:
+           contexts: dict[str, DocContext] | None = None) -> list[str]:
     """With several documents, keep those whose root page matches the question best.
 
     Root pages are short; when they do not tell the documents apart (no match, or a near tie),
@@ -135,8 +135,8 @@ def _route(snapshot: Snapshot, q: list[str], available: list[str], answer: Answe
         how = "source"
         rescored = []
         for _, d in scored:
-            ctx = contexts.setdefault(d, _DocContext(snapshot, d)) if contexts is not None else _DocContext(snapshot, d)
-            best = max((c.score for c in _search_source(ctx, q, 1)), default=0.0)
+            ctx = contexts.setdefault(d, DocContext(snapshot, d)) if contexts is not None else DocContext(snapshot, d)
+            best = max((c.score for c in search_source(ctx, q, 1)), default=0.0)
             rescored.append((best / (ctx.model.ceiling(q) or 1.0), d))
         scored = sorted(rescored, key=lambda x: (-x[0], x[1]))
     keep = [d for sc, d in scored if sc > 0 and sc >= scored[0][0] * 0.8][:2] or [scored[0][1]]
@@ -152,7 +152,7 @@ def _page_text(page: Page) -> str:
     return " ".join(parts)
 
 
-def _link_score(ctx: _DocContext, q: list[str], child: dict) -> float:
+def _link_score(ctx: DocContext, q: list[str], child: dict) -> float:
     text = " ".join([child.get("title", ""), child.get("title", ""), child.get("summary", ""), " ".join(child.get("keywords", []))])
     t = terms(text)
     from collections import Counter
@@ -160,7 +160,7 @@ def _link_score(ctx: _DocContext, q: list[str], child: dict) -> float:
     return ctx.model.score_terms(q, Counter(t), max(len(t), 1))
 
 
-def _navigate(snapshot: Snapshot, ctx: _DocContext, q: list[str], max_pages: int, max_level_ups: int, trace: list[Step]) -> list[_Candidate]:
+def _navigate(snapshot: Snapshot, ctx: DocContext, q: list[str], max_pages: int, max_level_ups: int, trace: list[Step]) -> list[_Candidate]:
     root = f"{ctx.doc}/{INDEX_FILE}"
     frontier: list[tuple[float, int, str, str]] = []  # (-score, order, path, parent path)
     seen = {root}
@@ -217,7 +217,7 @@ def _navigate(snapshot: Snapshot, ctx: _DocContext, q: list[str], max_pages: int
             break
     return candidates
 
-def _score_subject(ctx: _DocContext, q: list[str], page: Page) -> list[_Candidate]:
+def _score_subject(ctx: DocContext, q: list[str], page: Page) -> list[_Candidate]:
     from collections import Counter
 
     title_terms = terms(page.title + " " + " ".join(page.meta.get("aliases", [])))
@@ -255,7 +255,8 @@ def _merge_short(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _search_source(ctx: _DocContext, q: list[str], k: int = MAX_CITATIONS) -> list[_Candidate]:
+def search_source(ctx: DocContext, q: list[str], k: int = MAX_CITATIONS) -> list[_Candidate]:
+    """The `k` best BM25 passages of the whole source.txt (the fallback, and the RAG baseline)."""
     scored = sorted(((ctx.model.score(q, i), i) for i in range(len(ctx.passages))), key=lambda x: (-x[0], x[1]))[:k]
     return [
         _Candidate(s, ctx.doc, f"{ctx.doc}/{SOURCE_FILE}", ctx.passages[i][0], ctx.passages[i][1],

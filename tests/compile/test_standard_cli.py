@@ -13,7 +13,7 @@ from standard_support import DOC, assert_verified
 
 from hti_git.cli import main
 from hti_git.store import IndexRepo
-from tests.support.openai_stub import OpenAIStub
+from tests.support.openai_stub import OpenAIStub, configure_env
 
 
 @pytest.fixture
@@ -24,9 +24,7 @@ def stub():
 
 @pytest.fixture
 def model_env(monkeypatch, stub):
-    monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy")
-    monkeypatch.setenv("HTI_MODEL", "stub-model")
+    configure_env(monkeypatch, stub)
 
 
 @pytest.fixture

@@ -23,9 +23,7 @@ def stub():
 
 @pytest.fixture
 def model_env(monkeypatch, stub):
-    monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy")
-    monkeypatch.setenv("HTI_MODEL", "stub-model")
+    configure_env(monkeypatch, stub)
 
 
 def _ask(repo, *args):

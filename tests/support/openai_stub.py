@@ -338,3 +338,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (its timeout), nothing to do
+
+
+def configure_env(monkeypatch: Any, stub: OpenAIStub, model: str = "stub-model") -> None:
+    """Point hti-git at `stub` through the environment, as a user would configure a real endpoint."""
+    monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy")
+    monkeypatch.setenv("HTI_MODEL", model)

@@ -10,7 +10,7 @@ from model_stub import stub_handler
 from query_support import DOC
 
 from hti_git.cli import main
-from tests.support.openai_stub import OpenAIStub, bad_request
+from tests.support.openai_stub import OpenAIStub, bad_request, configure_env
 
 Q = "Which state's laws govern this agreement?"
 

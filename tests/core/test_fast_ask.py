@@ -94,3 +94,18 @@ def test_routing_picks_the_relevant_document(repo, tmp_path):
     answer = ask_fast(repo.snapshot(), "How long do I simmer the rice with saffron?")
     assert answer.found and answer.citations[0].doc == "recipe"
     assert any(s.action == "route" for s in answer.trace)
+
+
+def test_one_shared_word_is_not_an_answer(tmp_path):
+    doc = tmp_path / "terms.txt"
+    doc.write_text("# Supply\n\nThe supplier ships apples every Monday morning from its orchard in the valley, "
+                   "packed in wooden crates and carried by its own lorries to the buyer's warehouse.\n\n"
+                   "# Payment\n\nPayment of each invoice is due within thirty days of receipt, by bank transfer "
+                   "to the account the seller names, in euros and without any deduction.\n")
+    init_index(tmp_path / "idx")
+    with IndexRepo(tmp_path / "idx") as r:
+        compile_path(r, doc, Settings())
+        miss = ask_fast(r.snapshot(), "Is an invoice issued for the apples?")
+        assert not miss.found  # each passage holds only one of the two words the document uses
+        hit = ask_fast(r.snapshot(), "When is payment of an invoice due?")
+        assert hit.found and "thirty days" in hit.answer

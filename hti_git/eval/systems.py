@@ -29,7 +29,7 @@ from hti_git.query.answer import Answer
 from hti_git.query.answer_llm import answer_step, render_evidence
 from hti_git.query.ask import ask_question, resolve_ask_method
 from hti_git.query.evidence import Evidence, EvidenceBook
-from hti_git.query.lexical_nav import FOUND_RATIO, DocContext, ask_fast
+from hti_git.query.lexical_nav import DocContext, ask_fast, is_supported
 from hti_git.store import IndexRepo, Snapshot
 from hti_git.tokens import estimate_tokens
 
@@ -167,7 +167,12 @@ def answer_chunks(sources: Sources, question: str, doc: str | None, client: Mode
         result = _model_answer(sources.snapshot, question, items, client, repo_root)
         result.read_tokens = read
         return result
-    if not top or top[0][0] < FOUND_RATIO:
+    supported = False
+    if top:  # the same answer rule as the fast index, so the comparison is like for like
+        ratio, d, s, e = top[0]
+        ctx = sources.context(d)
+        supported = is_supported(ctx, q, ratio * (ctx.model.ceiling(q) or 1.0), ctx.text[s:e])
+    if not supported:
         return SystemAnswer("not found", False, extractive=True, read_tokens=read)
     best = [t for t in top if t[0] >= top[0][0] * 0.6]  # fast's rule: the best and close runners-up
     text = "\n\n".join(" ".join(sources.context(d).text[s:e].split()) for _, d, s, e in best)

@@ -22,6 +22,7 @@ from hti_git.store import Snapshot
 FOUND_RATIO = 0.2  # best passage score / ideal score needed to call something an answer (tuned on CUAD)
 STRONG_RATIO = 0.55  # a passage this good ends navigation early
 MAX_CITATIONS = 3
+MIN_MATCHED_TERMS = 2  # distinct question words (that the document uses) the best passage must contain
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
 
 
@@ -99,7 +100,7 @@ def ask_fast(
             answer.fallback = True
             answer.trace.append(Step(f"{fb_best.doc}/{SOURCE_FILE}", "fallback", round(fb_best.score, 3)))
             found, best = fallback, fb_best
-    if best is not None and (not ceiling or best.score / ceiling < FOUND_RATIO):
+    if best is not None and not is_supported(contexts[best.doc], q, best.score, best.text):
         best = None
     if best is None:
         answer.answer = "not found"
@@ -237,6 +238,23 @@ def _score_subject(ctx: DocContext, q: list[str], page: Page) -> list[_Candidate
             score = ctx.model.score_terms(q, Counter(t), max(len(t), 1)) + title_bonus
             out.append(_Candidate(score, ctx.doc, page.path, start, end, text, list(value.get("pages", []))))
     return out
+
+
+def is_supported(ctx: DocContext, q: list[str], score: float, text: str) -> bool:
+    """The offline answer rule: score high enough against the ideal, and enough question words."""
+    ceiling = ctx.model.ceiling(q)
+    return bool(ceiling) and score / ceiling >= FOUND_RATIO and _matched_terms(ctx, q, text) >= MIN_MATCHED_TERMS
+
+
+def _matched_terms(ctx: DocContext, q: list[str], text: str) -> int:
+    """Distinct question words in `text`, capped at how many the document uses at all.
+
+    One rare word is not an answer: on CUAD this rule cut answers to questions about absent
+    clauses from 100 to 76 of 137 without losing any evidence hit.
+    """
+    known = {t for t in q if t in ctx.model.idf}
+    found = len(known & set(terms(text)))
+    return found if found < len(known) else MIN_MATCHED_TERMS
 
 
 def _merge_short(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

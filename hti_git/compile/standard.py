@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hti_git.compile.chunking import stable_chunks
 from hti_git.compile.discover import discover_schema, discovery_messages, sample_budget, sample_text
 from hti_git.compile.extract import Extracted, extract_chunk, extraction_messages
 from hti_git.compile.group import group_category, overflows
@@ -34,6 +33,7 @@ from hti_git.llm.client import ModelClient, build_client
 from hti_git.llm.estimate import prompt_tokens
 from hti_git.llm.prompts import Template, load_template
 from hti_git.llm.provider import Provider
+from hti_git.sources.chunk import chunk_text
 from hti_git.sources.types import SourceText
 from hti_git.tokens import estimate_tokens
 
@@ -118,7 +118,7 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
     else:
         schema = given
 
-    chunks = stable_chunks(source.text, settings.chunk_size, settings.chunk_overlap)
+    chunks = chunk_text(source.text, settings.chunk_size, settings.chunk_overlap)
     locator = QuoteLocator(source.text)
     max_value_tokens = max(50, settings.page_budget // 2)
     done = 0
@@ -201,7 +201,7 @@ def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | 
     if schema is None:
         sample = sample_text(source.text, sample_budget(source.text))
         add("discover", prompt_tokens(discovery_messages(templates["discover"], [(source.name, sample)])))
-    chunks = stable_chunks(source.text, settings.chunk_size, settings.chunk_overlap)
+    chunks = chunk_text(source.text, settings.chunk_size, settings.chunk_overlap)
     cache = None
     if schema is not None and cache_path is not None and Path(cache_path).exists():
         from hti_git.llm.cache import ResponseCache

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from hti_git.compile.chunking import stable_chunks
 from hti_git.compile.discover import sample_text
 from hti_git.compile.extract import Extracted, locate_value, parse_extraction
 from hti_git.compile.group import _plan
@@ -13,6 +12,7 @@ from hti_git.compile.quotes import QuoteLocator
 from hti_git.compile.schema import schema_from_data
 from hti_git.errors import UsageError
 from hti_git.index.model import FieldValue
+from hti_git.sources.chunk import chunk_text
 from hti_git.sources.types import Chunk
 from hti_git.tokens import estimate_tokens
 
@@ -83,7 +83,7 @@ def _paragraphs(n: int) -> str:
 
 def test_chunks_cover_the_text_with_overlap_and_bounded_sizes():
     text = _paragraphs(200)
-    chunks = stable_chunks(text, 3000, 300)
+    chunks = chunk_text(text, 3000, 300)
     assert chunks[0].start == 0 and chunks[-1].end == len(text)
     for a, b in zip(chunks, chunks[1:]):
         assert b.start < a.end and a.end - b.start <= 300  # overlap, on a word boundary
@@ -93,10 +93,10 @@ def test_chunks_cover_the_text_with_overlap_and_bounded_sizes():
 
 def test_an_insertion_moves_only_the_chunks_around_it():
     text = _paragraphs(200)
-    before = stable_chunks(text, 3000, 300)
+    before = chunk_text(text, 3000, 300)
     at = text.index("100. Paragraph")
     edited = text[:at] + "An inserted sentence of some length that shifts what follows. " + text[at:]
-    after = stable_chunks(edited, 3000, 300)
+    after = chunk_text(edited, 3000, 300)
     old = {c.text for c in before}
     changed = [c for c in after if c.text not in old]
     assert 1 <= len(changed) <= 2

@@ -9,6 +9,22 @@ from hti_git.index.layout import INDEX_FILE
 from hti_git.store import Snapshot
 
 
+def requested_documents(snapshot: Snapshot, docs: list[str] | None) -> tuple[list[str], list[str] | None]:
+    """(every document at the revision, the ones asked for or None when routing must choose).
+
+    Raises UsageError when there is nothing compiled or a requested document does not exist.
+    """
+    available = snapshot.docs()
+    if not available:
+        raise UsageError(f"no compiled documents at {snapshot.rev}; run 'hti-git compile FILE' first")
+    if not docs:
+        return available, (available if len(available) == 1 else None)
+    unknown = [d for d in docs if d not in available]
+    if unknown:
+        raise UsageError(f"no document named {unknown[0]!r} at {snapshot.rev} (have: {', '.join(available)})")
+    return available, list(docs)
+
+
 def list_documents(snapshot: Snapshot) -> list[dict[str, Any]]:
     """One row per compiled document: name, title, pages, method, model, source name and sha."""
     rows = []

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from hti_git.errors import UsageError
 from hti_git.index.layout import SOURCE_FILE, LineMap
+from hti_git.index.tree import requested_documents
 from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.prompts import Template, load_template
@@ -62,17 +62,8 @@ async def ask_llm_async(snapshot: Snapshot, question: str, client: ModelClient, 
     """The async form of ask_llm, for callers that ask many questions in one event loop."""
     answer = Answer(question=question, answer="", found=False, rev=snapshot.rev, commit=snapshot.sha, method="llm")
     before = client.ledger.total()
-    available = snapshot.docs()
-    if not available:
-        raise UsageError(f"no compiled documents at {snapshot.rev}; run 'hti-git compile FILE' first")
-    if docs:
-        unknown = [d for d in docs if d not in available]
-        if unknown:
-            raise UsageError(f"no document named {unknown[0]!r} at {snapshot.rev} (have: {', '.join(available)})")
-        candidates = list(docs)
-    elif len(available) == 1:
-        candidates = available
-    else:
+    available, candidates = requested_documents(snapshot, docs)
+    if candidates is None:
         candidates = await route(snapshot, question, available, client, load_template("route", repo_root), answer.trace)
 
     book = EvidenceBook("E")

@@ -12,9 +12,9 @@ import heapq
 from dataclasses import dataclass
 
 from hti_git.compile.structure import split_passages
-from hti_git.errors import UsageError
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE, LineMap
 from hti_git.index.page import Page
+from hti_git.index.tree import requested_documents
 from hti_git.lexical import BM25, question_terms, terms
 from hti_git.query.answer import Answer, Citation, Step
 from hti_git.store import Snapshot
@@ -65,16 +65,7 @@ def ask_fast(
     """Answer `question` from the index at `snapshot` without a model."""
     answer = Answer(question=question, answer="", found=False, rev=snapshot.rev, commit=snapshot.sha)
     q = question_terms(question)
-    available = snapshot.docs()
-    if not available:
-        raise UsageError(f"no compiled documents at {snapshot.rev}; run 'hti-git compile FILE' first")
-    if docs:
-        unknown = [d for d in docs if d not in available]
-        if unknown:
-            raise UsageError(f"no document named {unknown[0]!r} at {snapshot.rev} (have: {', '.join(available)})")
-        candidates = docs
-    else:
-        candidates = None
+    available, candidates = requested_documents(snapshot, docs)
     if not q:
         answer.answer = "not found: the question has no searchable words"
         return answer

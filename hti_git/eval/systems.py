@@ -171,7 +171,7 @@ def answer_chunks(sources: Sources, question: str, doc: str | None, client: Mode
     if top:  # the same answer rule as the fast index, so the comparison is like for like
         ratio, d, s, e = top[0]
         ctx = sources.context(d)
-        supported = is_supported(ctx, q, ratio * (ctx.model.ceiling(q) or 1.0), ctx.text[s:e])
+        supported = is_supported(ctx, q, ratio, ctx.text[s:e])
     if not supported:
         return SystemAnswer("not found", False, extractive=True, read_tokens=read)
     best = [t for t in top if t[0] >= top[0][0] * 0.6]  # fast's rule: the best and close runners-up

@@ -91,8 +91,10 @@ def ask_fast(
             answer.fallback = True
             answer.trace.append(Step(f"{fb_best.doc}/{SOURCE_FILE}", "fallback", round(fb_best.score, 3)))
             found, best = fallback, fb_best
-    if best is not None and not is_supported(contexts[best.doc], q, best.score, best.text):
-        best = None
+    if best is not None:
+        best_ceiling = contexts[best.doc].model.ceiling(q)
+        if not best_ceiling or not is_supported(contexts[best.doc], q, best.score / best_ceiling, best.text):
+            best = None
     if best is None:
         answer.answer = "not found"
         answer.trace.append(Step("", "stop", 0.0, "nothing scored above the threshold"))
@@ -231,10 +233,9 @@ def _score_subject(ctx: DocContext, q: list[str], page: Page) -> list[_Candidate
     return out
 
 
-def is_supported(ctx: DocContext, q: list[str], score: float, text: str) -> bool:
-    """The offline answer rule: score high enough against the ideal, and enough question words."""
-    ceiling = ctx.model.ceiling(q)
-    return bool(ceiling) and score / ceiling >= FOUND_RATIO and _matched_terms(ctx, q, text) >= MIN_MATCHED_TERMS
+def is_supported(ctx: DocContext, q: list[str], ratio: float, text: str) -> bool:
+    """The offline answer rule: a score (as a share of the ideal) high enough, and enough question words."""
+    return ratio >= FOUND_RATIO and _matched_terms(ctx, q, text) >= MIN_MATCHED_TERMS
 
 
 def _matched_terms(ctx: DocContext, q: list[str], text: str) -> int:

@@ -10,7 +10,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from hti_git import FORMAT_VERSION, __version__
@@ -19,7 +18,7 @@ from hti_git.config import Settings
 from hti_git.errors import HtiError, UsageError
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LayoutOptions, build_pages
 from hti_git.index.model import Record
-from hti_git.index.page import safe_yaml
+from hti_git.index.page import dump_yaml, safe_yaml
 from hti_git.index.slug import doc_slug, slugify
 from hti_git.sources import SourceText, load_source
 from hti_git.store import IndexRepo
@@ -73,17 +72,6 @@ def schema_of(record: Record) -> dict[str, Any]:
         return out
 
     return {"categories": [category(c) for c in record.categories]}
-
-
-def _dump_yaml(value: Any) -> bytes:
-    import io
-
-    yaml = YAML(typ="rt", pure=True)
-    yaml.width = 4096
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    buf = io.StringIO()
-    yaml.dump(value, buf)
-    return buf.getvalue().encode("utf-8")
 
 
 def method_identity(method: str, settings: Settings, prompts: dict[str, str] | None = None,
@@ -255,7 +243,7 @@ def prepare_compile(
         pages = build_pages(doc, built.record, source, provenance, layout_options)
     files = {p.path: p.render() for p in pages}
     files[f"{doc}/{SOURCE_FILE}"] = source.text.encode("utf-8")
-    files[f"{doc}/{SCHEMA_FILE}"] = _dump_yaml({"hti": FORMAT_VERSION, "method": method, **built.schema})
+    files[f"{doc}/{SCHEMA_FILE}"] = dump_yaml({"hti": FORMAT_VERSION, "method": method, **built.schema}, block_lists=True).encode("utf-8")
 
     target_branch = branch
     if target_branch is None and existing is not None and not same_identity and not in_place:

@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from hti_git.errors import UsageError
-from hti_git.index.page import safe_yaml
+from hti_git.index.page import dump_yaml, safe_yaml
 from hti_git.index.slug import slugify, unique_slug
 
 MAX_CATEGORIES = 12  # per level: a category listing is one page
@@ -191,14 +190,7 @@ def load_schema_file(path: str | Path) -> Schema:
 
 def dump_schema_yaml(schema: Schema, method: str | None = None) -> bytes:
     """schema.yaml bytes: the `hti` envelope (and `method` when given), then the schema."""
-    import io
-
     head: dict[str, Any] = {"hti": 1}
     if method:
         head["method"] = method
-    yaml = YAML(typ="rt", pure=True)
-    yaml.width = 4096
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    buf = io.StringIO()
-    yaml.dump({**head, **schema.to_dict()}, buf)
-    return buf.getvalue().encode("utf-8")
+    return dump_yaml({**head, **schema.to_dict()}, block_lists=True).encode("utf-8")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedSeq
 from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.error import YAMLError
 
@@ -50,11 +51,11 @@ def safe_yaml() -> YAML:
     return yaml
 
 
-def _yaml() -> YAML:
+def _yaml(block_lists: bool = False) -> YAML:
     yaml = YAML(typ="rt", pure=True)
     yaml.width = 4096  # never re-wrap values: a changed word must show as a one-line diff
     yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.default_flow_style = None
+    yaml.default_flow_style = False if block_lists else None
     yaml.allow_unicode = True
     return yaml
 
@@ -62,16 +63,28 @@ def _yaml() -> YAML:
 _LOCAL = threading.local()  # ruamel's YAML objects keep state while dumping: one per thread
 
 
-def _dumper() -> YAML:
-    if not hasattr(_LOCAL, "dumper"):
-        _LOCAL.dumper = _yaml()
-    return _LOCAL.dumper
+def _dumper(block_lists: bool = False) -> YAML:
+    name = "block_dumper" if block_lists else "dumper"
+    if not hasattr(_LOCAL, name):
+        setattr(_LOCAL, name, _yaml(block_lists))
+    return getattr(_LOCAL, name)
 
 
 def _loader() -> YAML:
     if not hasattr(_LOCAL, "loader"):
         _LOCAL.loader = safe_yaml()
     return _LOCAL.loader
+
+
+def dump_yaml(value: Any, block_lists: bool = False) -> str:
+    """YAML text of `value` as hti-git writes every file: fixed key order, no re-wrapping.
+
+    Short lists are written inline; `block_lists` puts each item on its own line instead, which
+    suits files reviewed line by line such as schema.yaml.
+    """
+    buf = io.StringIO()
+    _dumper(block_lists).dump(value if block_lists else _plain(value), buf)
+    return buf.getvalue()
 
 
 @dataclass
@@ -96,12 +109,11 @@ class Page:
 
     def render(self) -> bytes:
         """The page's bytes: '---', YAML front-matter, '---', blank line, body."""
-        buf = io.StringIO()
-        _dumper().dump(_plain(self.meta), buf)
+        front = dump_yaml(self.meta)
         body = self.body.rstrip("\n") + "\n"
         # A model's JSON may hold a lone surrogate (a "\ud800" escape), which UTF-8 cannot carry:
         # front-matter writes it escaped; in the body it becomes '?' instead of failing the compile.
-        return (FENCE + buf.getvalue() + FENCE + "\n" + body).encode("utf-8", "replace")
+        return (FENCE + front + FENCE + "\n" + body).encode("utf-8", "replace")
 
     def resolve(self, link: str) -> str:
         """The repository path a relative link on this page points to (anchor dropped)."""
@@ -138,14 +150,10 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         items = [_plain(v) for v in value]
         if items and all(isinstance(v, int) for v in items) and len(items) <= 4:
-            from ruamel.yaml.comments import CommentedSeq
-
             seq = CommentedSeq(items)
             seq.fa.set_flow_style()
             return seq
         if items and all(isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) for x in v) for v in items):
-            from ruamel.yaml.comments import CommentedSeq
-
             outer = CommentedSeq()
             for pair in items:
                 inner = CommentedSeq(pair)

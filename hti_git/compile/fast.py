@@ -63,27 +63,34 @@ def _document_kind(text: str, sections: list[structure.Section]) -> str:
     return "document"
 
 
+def _words(text: str) -> list[str]:
+    return [w for w in _WORDS.findall(text.lower()) if w not in STOPWORDS and len(w) >= 3 and not w.isdigit()]
+
+
 class _Vocabulary:
     """Term statistics of the whole document, for keywords shown next to each link."""
 
     def __init__(self, text: str):
+        self.surface: dict[str, Counter] = {}  # stem -> the words it stands for, to show the commonest
         passages = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
-        self.model = BM25([self.terms(p) for p in passages])
-        self.surface: dict[str, Counter] = {}
+        self.model = BM25([self._count(p) for p in passages])
 
-    def terms(self, text: str) -> list[str]:
+    def _count(self, text: str) -> list[str]:
+        """The terms of one passage, noting which word each stem came from."""
         out = []
-        for word in _WORDS.findall(text.lower()):
-            if word in STOPWORDS or len(word) < 3 or word.isdigit():
-                continue
+        for word in _words(text):
             s = stem(word)
+            self.surface.setdefault(s, Counter())[word] += 1
             out.append(s)
-            self.__dict__.setdefault("surface", {}).setdefault(s, Counter())[word] += 1
         return out
+
+    @staticmethod
+    def terms(text: str) -> list[str]:
+        return [stem(w) for w in _words(text)]
 
     def keywords(self, text: str, k: int = 6) -> list[str]:
         ranked = keywords(self.terms(text), self.model, k)
-        return [self.surface[s].most_common(1)[0][0] for s in ranked]
+        return [self.surface[s].most_common(1)[0][0] if s in self.surface else s for s in ranked]
 
 
 def _section_category(text: str, sections: list[structure.Section], name: str, vocab: _Vocabulary) -> Category:

@@ -39,7 +39,7 @@ class LineMap:
     """Offsets -> 1-based line numbers of the source text."""
 
     def __init__(self, text: str):
-        self.starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def line(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset)

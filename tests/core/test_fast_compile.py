@@ -195,3 +195,10 @@ def test_parallel_documents_share_the_model_call_bound(repo, tmp_path, monkeypat
     result = batch.compile_many(repo, [str(tmp_path / f"d{i}.md") for i in range(4)], Settings(concurrency=8), jobs=4)
     assert len(result.results) == 4 and not result.failures
     assert seen == [2, 2, 2, 2]  # 8 calls in flight in all, shared by 4 documents
+
+
+def test_keywords_of_text_outside_the_vocabulary_do_not_fail():
+    from hti_git.compile.fast import _Vocabulary
+
+    vocab = _Vocabulary("The distributor sells widgets.\n\nThe distributor buys gadgets.\n")
+    assert set(vocab.keywords("utor widgets")) == {"widgets", "utor"}  # a cut word shows as itself

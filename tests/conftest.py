@@ -39,3 +39,26 @@ def _isolated_env(monkeypatch, tmp_path_factory):
 def contract_text() -> Path:
     """A small real contract (CUAD, CC BY 4.0) as plain text."""
     return FIXTURES / "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement.txt"
+
+
+@pytest.fixture
+def index_repo(tmp_path):
+    """A fresh index repository (hti-git init) in tmp_path/idx."""
+    from hti_git.store import IndexRepo
+    from hti_git.workspace import init_index
+
+    init_index(tmp_path / "idx")
+    repo = IndexRepo(tmp_path / "idx")
+    yield repo
+    repo.close()
+
+
+@pytest.fixture
+def compiled_repo(index_repo, contract_text):
+    """An index repository holding the fixture contract compiled with `fast`."""
+    from hti_git.compile.pipeline import compile_path
+    from hti_git.config import Settings
+
+    compile_path(index_repo, contract_text, Settings())
+    return index_repo
+

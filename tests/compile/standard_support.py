@@ -10,18 +10,13 @@ from hti_git.compile.standard import StandardOptions
 from hti_git.config import Settings
 from hti_git.llm import ScriptedProvider
 from hti_git.review.verify import verify_snapshot
-from hti_git.store import IndexRepo
-from hti_git.workspace import init_index
 
 DOC = "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"
 
 
 @pytest.fixture
-def repo(tmp_path):
-    init_index(tmp_path / "idx")
-    r = IndexRepo(tmp_path / "idx")
-    yield r
-    r.close()
+def repo(index_repo):
+    return index_repo
 
 
 @pytest.fixture

@@ -13,12 +13,8 @@ from hti_git.workspace import init_index
 
 
 @pytest.fixture
-def repo(tmp_path, contract_text):
-    init_index(tmp_path / "idx")
-    r = IndexRepo(tmp_path / "idx")
-    compile_path(r, contract_text, Settings())
-    yield r
-    r.close()
+def repo(compiled_repo):
+    return compiled_repo
 
 
 def _citations_are_true(snapshot, answer):

@@ -24,11 +24,8 @@ def _git(path, *args) -> str:
 
 
 @pytest.fixture
-def repo(tmp_path):
-    init_index(tmp_path / "idx")
-    r = IndexRepo(tmp_path / "idx")
-    yield r
-    r.close()
+def repo(index_repo):
+    return index_repo
 
 
 def test_headings_of_every_style():

@@ -7,11 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from hti_git.compile.pipeline import compile_path
-from hti_git.config import Settings
-from hti_git.store import IndexRepo
-from hti_git.workspace import init_index
-
 DOC = "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "eval"
 
@@ -28,12 +23,8 @@ def write_questions(path: Path, rows: list[dict]) -> Path:
 
 
 @pytest.fixture
-def repo(tmp_path, contract_text):
-    init_index(tmp_path / "idx")
-    r = IndexRepo(tmp_path / "idx")
-    compile_path(r, contract_text, Settings())
-    yield r
-    r.close()
+def repo(compiled_repo):
+    return compiled_repo
 
 
 @pytest.fixture

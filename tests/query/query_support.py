@@ -6,23 +6,15 @@ import re
 
 import pytest
 
-from hti_git.compile.pipeline import compile_path
-from hti_git.config import Settings
 from hti_git.llm import ModelClient, ScriptedProvider
-from hti_git.store import IndexRepo
-from hti_git.workspace import init_index
 
 DOC = "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"
 GOVERNING_LAW = f"{DOC}/clauses/article-7-general/7-10-governing-law.md"
 
 
 @pytest.fixture
-def repo(tmp_path, contract_text):
-    init_index(tmp_path / "idx")
-    r = IndexRepo(tmp_path / "idx")
-    compile_path(r, contract_text, Settings())
-    yield r
-    r.close()
+def repo(compiled_repo):
+    return compiled_repo
 
 
 def client_for(*responses, default=None) -> tuple[ModelClient, ScriptedProvider]:

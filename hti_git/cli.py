@@ -529,14 +529,11 @@ def cache_stats(ctx: click.Context, as_json: bool) -> None:
     Example:
       hti-git cache stats --json
     """
-    from hti_git.llm.cache import ResponseCache
+    from hti_git.llm.cache import CACHE_FILE, ResponseCache
 
     repo, _ = _repo(ctx)
-    store = ResponseCache(repo.hti_dir / "cache.sqlite")
-    try:
+    with ResponseCache(repo.hti_dir / CACHE_FILE) as store:
         stats = store.stats()
-    finally:
-        store.close()
     if as_json:
         _emit_json(stats)
         return
@@ -554,14 +551,11 @@ def cache_clear(ctx: click.Context) -> None:
     Example:
       hti-git cache clear
     """
-    from hti_git.llm.cache import ResponseCache
+    from hti_git.llm.cache import CACHE_FILE, ResponseCache
 
     repo, _ = _repo(ctx)
-    store = ResponseCache(repo.hti_dir / "cache.sqlite")
-    try:
+    with ResponseCache(repo.hti_dir / CACHE_FILE) as store:
         removed = store.clear()
-    finally:
-        store.close()
     click.echo(f"Removed {removed} cached response(s).")
 
 

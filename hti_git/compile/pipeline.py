@@ -20,6 +20,7 @@ from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LayoutOpt
 from hti_git.index.model import Record
 from hti_git.index.page import dump_yaml, safe_yaml
 from hti_git.index.slug import doc_slug, slugify
+from hti_git.llm.cache import CACHE_FILE
 from hti_git.sources import SourceText, load_source
 from hti_git.store import IndexRepo
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from hti_git.compile.standard import StandardOptions
 
 Progress = Callable[[str], None]
-CACHE_FILE = "cache.sqlite"  # the response cache, under .git/hti/
 
 
 @dataclass

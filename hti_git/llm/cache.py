@@ -27,6 +27,9 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
+CACHE_FILE = "cache.sqlite"  # the response cache, under the repository's .git/hti/
+
+
 def canonical_json(value: Any) -> str:
     """Sorted-key, compact, UTF-8 JSON: the one serialisation every hash in hti-git is taken over."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

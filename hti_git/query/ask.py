@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from hti_git.config import Settings
 from hti_git.errors import UsageError
+from hti_git.llm.cache import CACHE_FILE
 from hti_git.query.answer import Answer
 from hti_git.store import IndexRepo
 
 ASK_METHODS = ("auto", "fast", "llm")
-CACHE_FILE = "cache.sqlite"
 
 
 def resolve_ask_method(method: str, settings: Settings) -> str:

@@ -17,28 +17,20 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from benchlib import CUAD, bench_identity, require_cuad
 
-from hti_git.compile.pipeline import compile_path  # noqa: E402
-from hti_git.config import Settings  # noqa: E402
-from hti_git.eval.harness import EvalOptions, run_eval  # noqa: E402
-from hti_git.eval.questions import load_questions  # noqa: E402
-from hti_git.eval.report import render_table, write_outputs  # noqa: E402
-from hti_git.store import IndexRepo  # noqa: E402
-from hti_git.workspace import init_index  # noqa: E402
-
-SHARED = Path(os.environ.get("HTI_SHARED", ROOT.parent / "shared"))
-CUAD = SHARED / "data" / "cuad"
+from hti_git.compile.pipeline import compile_path
+from hti_git.config import Settings
+from hti_git.eval.harness import EvalOptions, run_eval
+from hti_git.eval.questions import load_questions
+from hti_git.eval.report import render_table, write_outputs
+from hti_git.store import IndexRepo
+from hti_git.workspace import init_index
 
 
 def main() -> int:
-    if not CUAD.exists():
-        print(f"shared CUAD data not found at {CUAD}; set HTI_SHARED", file=sys.stderr)
-        return 2
-    for name, value in {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-                        "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}.items():
-        os.environ.setdefault(name, value)
+    require_cuad()
+    bench_identity()
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HTI_MODEL"):
         os.environ.pop(name, None)  # offline by design: the numbers must not depend on an endpoint
     questions = load_questions(CUAD / "qa.jsonl")

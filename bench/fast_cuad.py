@@ -12,37 +12,27 @@ so the index's navigation is compared against flat retrieval of the same size (3
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from benchlib import CUAD, bench_identity, require_cuad
 
-from hti_git.compile.pipeline import compile_path  # noqa: E402
-from hti_git.config import Settings  # noqa: E402
-from hti_git.eval.evidence import EvidenceLocator, overlaps  # noqa: E402
-from hti_git.lexical import question_terms  # noqa: E402
-from hti_git.query.lexical_nav import DocContext, ask_fast, search_source  # noqa: E402
-from hti_git.store import IndexRepo  # noqa: E402
-from hti_git.workspace import init_index  # noqa: E402
-
-SHARED = Path(os.environ.get("HTI_SHARED", ROOT.parent / "shared"))
-CUAD = SHARED / "data" / "cuad"
+from hti_git.compile.pipeline import compile_path
+from hti_git.config import Settings
+from hti_git.eval.evidence import EvidenceLocator, overlaps
+from hti_git.lexical import question_terms
+from hti_git.query.lexical_nav import DocContext, ask_fast, search_source
+from hti_git.store import IndexRepo
+from hti_git.workspace import init_index
 
 
 def main() -> int:
-    if not CUAD.exists():
-        print(f"shared CUAD data not found at {CUAD}; set HTI_SHARED", file=sys.stderr)
-        return 2
+    require_cuad()
+    bench_identity()
     questions = [json.loads(line) for line in (CUAD / "qa.jsonl").read_text().splitlines() if line.strip()]
-    os.environ.setdefault("GIT_AUTHOR_NAME", "bench")
-    os.environ.setdefault("GIT_AUTHOR_EMAIL", "bench@example.com")
-    os.environ.setdefault("GIT_COMMITTER_NAME", "bench")
-    os.environ.setdefault("GIT_COMMITTER_EMAIL", "bench@example.com")
     with tempfile.TemporaryDirectory() as tmp:
         init_index(Path(tmp) / "idx")
         repo = IndexRepo(Path(tmp) / "idx")

@@ -16,6 +16,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedSeq
 from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from hti_git.errors import PageFormatError
 
@@ -162,7 +163,5 @@ def _plain(value: Any) -> Any:
             return outer
         return items
     if isinstance(value, str) and (value[:1] in _MISREAD_FIRST or "\x85" in value):
-        from ruamel.yaml.scalarstring import DoubleQuotedScalarString
-
         return DoubleQuotedScalarString(value)
     return value

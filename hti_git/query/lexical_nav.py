@@ -9,6 +9,7 @@ branching budget), as is the total number of pages read.
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from dataclasses import dataclass
 
 from hti_git.compile.structure import split_passages
@@ -149,8 +150,6 @@ def _page_text(page: Page) -> str:
 def _link_score(ctx: DocContext, q: list[str], child: dict) -> float:
     text = " ".join([child.get("title", ""), child.get("title", ""), child.get("summary", ""), " ".join(child.get("keywords", []))])
     t = terms(text)
-    from collections import Counter
-
     return ctx.model.score_terms(q, Counter(t), max(len(t), 1))
 
 
@@ -212,8 +211,6 @@ def _navigate(snapshot: Snapshot, ctx: DocContext, q: list[str], max_pages: int,
     return candidates
 
 def _score_subject(ctx: DocContext, q: list[str], page: Page) -> list[_Candidate]:
-    from collections import Counter
-
     title_terms = terms(page.title + " " + " ".join(page.meta.get("aliases", [])))
     title_bonus = ctx.model.score_terms(q, Counter(title_terms), max(len(title_terms), 1)) * 0.3
     out = []

@@ -145,7 +145,7 @@ def parse_page(path: str, data: bytes | str) -> Page:
 
 
 def _plain(value: Any) -> Any:
-    """Tuples become lists and spans stay compact so the YAML dump is stable and readable."""
+    """Tuples become lists, short lists of numbers (a span, pages) go inline, odd strings get quoted."""
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -154,13 +154,6 @@ def _plain(value: Any) -> Any:
             seq = CommentedSeq(items)
             seq.fa.set_flow_style()
             return seq
-        if items and all(isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) for x in v) for v in items):
-            outer = CommentedSeq()
-            for pair in items:
-                inner = CommentedSeq(pair)
-                inner.fa.set_flow_style()
-                outer.append(inner)
-            return outer
         return items
     if isinstance(value, str) and (value[:1] in _MISREAD_FIRST or "\x85" in value):
         return DoubleQuotedScalarString(value)

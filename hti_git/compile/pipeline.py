@@ -111,6 +111,7 @@ def provenance_for(source: SourceText, identity: dict[str, Any], schema_sha: str
             "bytes": source.raw_bytes,
             "chars": len(source.text),
             "pages": source.page_count,
+            **({"page_starts": list(source.page_starts)} if source.page_starts else {}),
         },
         **identity,
         "schema_sha256": schema_sha,

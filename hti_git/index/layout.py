@@ -19,7 +19,7 @@ from hti_git import FORMAT_VERSION
 from hti_git.index.model import Category, FieldValue, Record, Subject
 from hti_git.index.page import Page
 from hti_git.index.slug import slugify
-from hti_git.sources.types import SourceText
+from hti_git.sources.types import SourceText, pages_for
 from hti_git.tokens import estimate_tokens
 
 SOURCE_FILE = "source.txt"
@@ -36,10 +36,14 @@ class LayoutOptions:
 
 
 class LineMap:
-    """Offsets -> 1-based line numbers of the source text."""
+    """Offsets -> 1-based line numbers of the source text, and PDF page numbers when it has pages."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, page_starts: tuple[int, ...] | list[int] = ()):
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.page_starts = tuple(page_starts)
+
+    def pages(self, start: int, end: int) -> list[int]:
+        return pages_for(self.page_starts, start, end)
 
     def line(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset)
@@ -128,7 +132,7 @@ class _Writer:
         self.source = source
         self.options = options
         self.group_summary = group_summary
-        self.lines = LineMap(source.text)
+        self.lines = LineMap(source.text, source.page_starts)
         self.pages: list[Page] = []
 
     def fit(self, node: _Node) -> _Node:

@@ -25,6 +25,12 @@ def requested_documents(snapshot: Snapshot, docs: list[str] | None) -> tuple[lis
     return available, list(docs)
 
 
+def source_page_starts(snapshot: Snapshot, doc: str) -> tuple[int, ...]:
+    """Where each PDF page of `doc`'s source.txt starts (from the root provenance); () for other formats."""
+    prov = snapshot.page(f"{doc}/{INDEX_FILE}").meta.get("provenance") or {}
+    return tuple(int(x) for x in (prov.get("source") or {}).get("page_starts") or ())
+
+
 def list_documents(snapshot: Snapshot) -> list[dict[str, Any]]:
     """One row per compiled document: name, title, pages, method, model, source name and sha."""
     rows = []

@@ -13,7 +13,7 @@ import asyncio
 from pathlib import Path
 
 from hti_git.index.layout import SOURCE_FILE, LineMap
-from hti_git.index.tree import requested_documents
+from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.prompts import Template, load_template
@@ -140,7 +140,7 @@ async def answer_step(snapshot: Snapshot, question: str, client: ModelClient, re
             continue
         source = snapshot.read_text(f"{item.doc}/{SOURCE_FILE}")
         if item.doc not in line_maps:
-            line_maps[item.doc] = LineMap(source)
+            line_maps[item.doc] = LineMap(source, source_page_starts(snapshot, item.doc))
         citation, why = check_citation(item, str(raw.get("quote") or ""), source, line_maps[item.doc])
         if citation is None:
             dropped.append(why)

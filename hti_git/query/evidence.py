@@ -108,5 +108,4 @@ def check_citation(item: Evidence, quote: str, source: str, lines: LineMap) -> t
             return None, f"{item.id}: quote not found in the cited source span"
         hit = (start, end)
     s, e = hit
-    pages = item.pages if item.label != "source.txt" else []
-    return Citation(item.doc, item.page, s, e, lines.lines(s, e), list(pages), source[s:e]), ""
+    return Citation(item.doc, item.page, s, e, lines.lines(s, e), lines.pages(s, e), source[s:e]), ""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from hti_git.compile.structure import split_passages
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE, LineMap
 from hti_git.index.page import Page
-from hti_git.index.tree import requested_documents
+from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import BM25, question_terms, terms
 from hti_git.query.answer import Answer, Citation, Step
 from hti_git.store import Snapshot
@@ -35,13 +35,13 @@ class _Candidate:
     start: int
     end: int
     text: str
-    pages: list[int]
 
 
 class DocContext:
     """Per-document statistics read once from source.txt at the revision."""
 
     def __init__(self, snapshot: Snapshot, doc: str):
+        self.snapshot = snapshot
         self.doc = doc
         self.text = snapshot.read_text(f"{doc}/{SOURCE_FILE}")
         self.passages = _merge_short(split_passages(self.text, 0, len(self.text)))
@@ -51,7 +51,7 @@ class DocContext:
     @property
     def lines(self) -> LineMap:
         if self._lines is None:
-            self._lines = LineMap(self.text)
+            self._lines = LineMap(self.text, source_page_starts(self.snapshot, self.doc))
         return self._lines
 
 
@@ -106,7 +106,7 @@ def ask_fast(
     for c in chosen:
         ctx = contexts[c.doc]
         answer.citations.append(
-            Citation(c.doc, c.page, c.start, c.end, ctx.lines.lines(c.start, c.end), c.pages, c.text)
+            Citation(c.doc, c.page, c.start, c.end, ctx.lines.lines(c.start, c.end), ctx.lines.pages(c.start, c.end), c.text)
         )
     answer.answer = "\n\n".join(" ".join(c.text.split()) for c in chosen)
     answer.trace.append(Step(chosen[0].page, "answer", round(best.score, 3)))
@@ -226,7 +226,7 @@ def _score_subject(ctx: DocContext, q: list[str], page: Page) -> list[_Candidate
                 text = ctx.text[start:end]
             t = terms(text)
             score = ctx.model.score_terms(q, Counter(t), max(len(t), 1)) + title_bonus
-            out.append(_Candidate(score, ctx.doc, page.path, start, end, text, list(value.get("pages", []))))
+            out.append(_Candidate(score, ctx.doc, page.path, start, end, text))
     return out
 
 
@@ -267,7 +267,7 @@ def search_source(ctx: DocContext, q: list[str], k: int = MAX_CITATIONS) -> list
     scored = sorted(((ctx.model.score(q, i), i) for i in range(len(ctx.passages))), key=lambda x: (-x[0], x[1]))[:k]
     return [
         _Candidate(s, ctx.doc, f"{ctx.doc}/{SOURCE_FILE}", ctx.passages[i][0], ctx.passages[i][1],
-                   ctx.text[ctx.passages[i][0]: ctx.passages[i][1]], [])
+                   ctx.text[ctx.passages[i][0]: ctx.passages[i][1]])
         for s, i in scored if s > 0
     ]
 

@@ -40,11 +40,16 @@ class SourceText:
 
     def pages_for(self, start: int, end: int) -> list[int]:
         """1-based PDF page numbers that the span [start, end) touches; [] without a page map."""
-        if not self.page_starts:
-            return []
-        first = bisect.bisect_right(self.page_starts, start) - 1
-        last = bisect.bisect_right(self.page_starts, max(start, end - 1)) - 1
-        return list(range(max(first, 0) + 1, max(last, 0) + 2))
+        return pages_for(self.page_starts, start, end)
+
+
+def pages_for(page_starts: tuple[int, ...] | list[int], start: int, end: int) -> list[int]:
+    """1-based page numbers that the span [start, end) touches, given where each page starts."""
+    if not page_starts:
+        return []
+    first = bisect.bisect_right(page_starts, start) - 1
+    last = bisect.bisect_right(page_starts, max(start, end - 1)) - 1
+    return list(range(max(first, 0) + 1, max(last, 0) + 2))
 
 
 @dataclass(frozen=True)

@@ -105,3 +105,20 @@ def test_one_shared_word_is_not_an_answer(tmp_path):
         assert not miss.found  # each passage holds only one of the two words the document uses
         hit = ask_fast(r.snapshot(), "When is payment of an invoice due?")
         assert hit.found and "thirty days" in hit.answer
+
+
+def test_citations_from_a_pdf_name_their_pages_even_on_fallback(index_repo):
+    from hti_git.sources import load_source
+    from tests.conftest import FIXTURES
+
+    pdf = FIXTURES / "alcostoresinc-12-14-2005-ex-10-26-agency-agreement.pdf"
+    compile_path(index_repo, pdf, Settings())
+    source = load_source(pdf)
+    snap = index_repo.snapshot()
+    answers = [ask_fast(snap, "When does the agency agreement expire?"),
+               ask_fast(snap, "When does the agency agreement expire?", max_pages=1)]  # 1 page: fallback
+    assert answers[1].fallback
+    for answer in answers:
+        assert answer.found and answer.citations
+        for c in answer.citations:
+            assert c.pages and c.pages == source.pages_for(c.start, c.end)

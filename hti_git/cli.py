@@ -101,8 +101,9 @@ def init(ctx: click.Context, directory: str, as_json: bool) -> None:
 @click.option("--doc", "doc_name", default=None, help="Index folder name (default: from the file name).")
 @click.option("--branch", default=None, help="Commit to this branch instead of the current one.")
 @click.option("--in-place", is_flag=True, help="A recompile under new settings commits on the current branch.")
-@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Documents prepared in parallel.")
+@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None,
+              help="At most N model calls in flight, and up to N documents at once (default: "
+                   "`concurrency` from hti.yaml, 8, with documents one at a time).")
 @click.option("--one-commit", is_flag=True, help="One commit for all documents instead of one each.")
 @click.option("--model", default=None, help="Model for the standard method (overrides hti.yaml and HTI_MODEL).")
 @click.option("--schema", "schema_file", default=None, type=click.Path(dir_okay=False, exists=True),
@@ -114,7 +115,7 @@ def init(ctx: click.Context, directory: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (a list, one per document).")
 @click.pass_context
 def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc_name: str | None,
-            branch: str | None, in_place: bool, jobs: int, one_commit: bool, model: str | None,
+            branch: str | None, in_place: bool, jobs: int | None, one_commit: bool, model: str | None,
             schema_file: str | None, estimate: bool, max_tokens: int | None, no_cache: bool,
             as_json: bool) -> None:
     """Compile documents into the index and commit each one.
@@ -197,7 +198,9 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
         if result.status == "branch":
             click.echo(f"  review it: hti-git diff {repo.current_branch() or 'HEAD'} {result.branch}")
 
-    batch = compile_many(repo, list(inputs), settings, jobs=jobs, one_commit=one_commit, on_done=on_done,
+    if jobs is not None:
+        settings = settings.with_overrides(concurrency=jobs)  # -j bounds model calls, shared by the documents
+    batch = compile_many(repo, list(inputs), settings, jobs=jobs or 1, one_commit=one_commit, on_done=on_done,
                          method=chosen, doc=doc_name, branch=branch, in_place=in_place, standard=standard,
                          progress=on_progress if show_stage else None)
     if bar is not None:

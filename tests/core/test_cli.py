@@ -181,3 +181,14 @@ def test_unknown_revision_is_a_clear_error(idx):
 def test_version():
     assert "hti-git" in run("--version").output
     assert isinstance(main, click.Group)
+
+
+def test_jobs_flag_bounds_model_calls(idx, contract_text, monkeypatch):
+    import hti_git.compile.batch as batch
+
+    seen = []
+    real = batch.prepare_compile
+    monkeypatch.setattr(batch, "prepare_compile", lambda r, p, s, **kw: seen.append(s.concurrency) or real(r, p, s, **kw))
+    run("-C", idx, "compile", "-j", 3, contract_text)
+    run("-C", idx, "compile", "--in-place", "--doc", "again", contract_text)
+    assert seen == [3, 8]  # -j 3 for one document: 3 calls in flight; no -j: hti.yaml's concurrency

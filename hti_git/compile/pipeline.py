@@ -14,6 +14,7 @@ from ruamel.yaml.error import YAMLError
 
 from hti_git import FORMAT_VERSION, __version__
 from hti_git.compile.fast import compile_fast
+from hti_git.compile.schema import CategorySpec, FieldSpec, Schema
 from hti_git.config import Settings
 from hti_git.errors import HtiError, UsageError
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LayoutOptions, build_pages
@@ -58,20 +59,17 @@ def canonical_sha256(value: Any) -> str:
 
 
 def schema_of(record: Record) -> dict[str, Any]:
-    """The schema a record follows: its categories (nested) and the fields their subjects record."""
+    """The schema a fast record follows, in the same form as a standard compile's schema.yaml."""
 
-    def category(c) -> dict[str, Any]:
+    def category(c) -> CategorySpec:
         names: list[str] = []
         for s in c.subjects:
-            for name in s.fields:
-                if name not in names:
-                    names.append(name)
-        out: dict[str, Any] = {"name": c.name, "slug": c.slug, "fields": names}
-        if c.children:
-            out["categories"] = [category(k) for k in c.children]
-        return out
+            names += [name for name in s.fields if name not in names]
+        return CategorySpec(c.name, c.slug, fields=[FieldSpec(n) for n in names],
+                            children=[category(k) for k in c.children])
 
-    return {"categories": [category(c) for c in record.categories]}
+    overview = "Categories found in the document's own structure (fast method, no model)."
+    return Schema(overview, [category(c) for c in record.categories]).to_dict()
 
 
 def method_identity(method: str, settings: Settings, prompts: dict[str, str] | None = None,

@@ -98,7 +98,7 @@ def test_same_source_new_model_and_schema_from_hand_edited_pages(repo, compile_t
     schema_path = f"{DOC}/schema.yaml"
     schema_text = snap.read_text(schema_path)
     # A different schema: a field renamed in Clauses, a category added.
-    new_schema_text = schema_text.replace("- text", "- clause text") + (
+    new_schema_text = schema_text.replace("- name: text\n", "- name: clause text\n") + (
         "  - name: Obligations\n    slug: obligations\n    fields:\n      - obligor\n      - duty\n")
     from ruamel.yaml import YAML
 

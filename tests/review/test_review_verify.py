@@ -78,7 +78,7 @@ def test_dangling_link(repo, compile_text):
 def test_tampered_schema_and_broken_budget(repo, compile_text):
     compile_text(contract())
     snap = repo.snapshot("HEAD")
-    schema = snap.read_text(f"{DOC}/schema.yaml").replace("- heading", "- title", 1)
+    schema = snap.read_text(f"{DOC}/schema.yaml").replace("- name: heading", "- name: title", 1)
     commit_files(repo, {f"{DOC}/schema.yaml": schema.encode()})
 
     def bloat(page):

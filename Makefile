@@ -18,6 +18,7 @@ demo:  ## the main job, offline: compile two real contracts and ask them questio
 bench:  ## benchmarks (see bench/README.md); each prints ratios against a baseline from the same run
 	$(PYTHON) bench/fast_cuad.py
 	$(PYTHON) bench/ingest.py
+	$(PYTHON) bench/pdf_parallel.py
 	$(PYTHON) bench/llm_overhead.py
 	$(PYTHON) bench/compile_standard.py
 	$(PYTHON) bench/ask_cost.py

@@ -25,6 +25,9 @@ class SourceError(HtiError):
         self.path = str(path)
         self.reason = reason
 
+    def __reduce__(self):  # rebuilt from its two fields when it crosses a process boundary
+        return type(self), (self.path, self.reason)
+
 
 class StoreError(HtiError):
     """A Git-level problem: unknown revision, missing page, ref moved under us."""

@@ -6,9 +6,11 @@ One bad file never stops the others; each failure is reported with its reason.
 from __future__ import annotations
 
 import glob
+import multiprocessing
+import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from typing import Any
 from hti_git.compile.pipeline import CompileResult, PreparedCompile, commit_prepared, prepare_compile
 from hti_git.config import Settings
 from hti_git.errors import HtiError, SourceError
-from hti_git.sources import SUPPORTED_SUFFIXES
+from hti_git.sources import SUPPORTED_SUFFIXES, SourceText, load_source
 from hti_git.store import IndexRepo
 
 
@@ -61,6 +63,39 @@ def expand_inputs(inputs: list[str]) -> tuple[list[Path], list[dict[str, str]]]:
     return unique, failures
 
 
+class SourceReader:
+    """Reads documents for a batch; with -j N > 1, PDFs are read in worker processes.
+
+    PDFium is not thread-safe, so within one process every PDFium call waits on one lock
+    (sources/pdf.py). Worker processes each hold their own PDFium and read PDFs on every core;
+    `bench/pdf_parallel.py` measures both ways. Workers are spawned, never forked: forking a process
+    that already runs threads (the batch's pool, SQLite, GitPython's cat-file readers) is unsafe.
+    """
+
+    def __init__(self, jobs: int, paths: list[Path], max_text_bytes: int = 50_000_000):
+        self.max_text_bytes = max_text_bytes
+        pdfs = sum(1 for p in paths if p.suffix.lower() == ".pdf")
+        workers = min(jobs, os.cpu_count() or 1, pdfs)
+        self._pool = (ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+                      if workers > 1 else None)
+
+    def load(self, path: Path) -> SourceText:
+        """The cleaned source of `path` (SourceError when unreadable), from a worker for PDFs."""
+        if self._pool is not None and path.suffix.lower() == ".pdf":
+            return self._pool.submit(load_source, path, self.max_text_bytes).result()
+        return load_source(path, self.max_text_bytes)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+
+    def __enter__(self) -> SourceReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def compile_many(
     repo: IndexRepo,
     inputs: list[str],
@@ -96,12 +131,13 @@ def compile_many(
 
     def prepare(path: Path) -> PreparedCompile | dict[str, str]:
         try:
-            return prepare_compile(worker_repo(), path, settings, **options)
+            return prepare_compile(worker_repo(), path, settings, source=reader.load(path), **options)
         except HtiError as exc:
             return {"source": str(path), "error": str(exc) if isinstance(exc, SourceError) else f"{path}: {exc}"}
 
     docs_seen: dict[str, str] = {}
     ready: list[PreparedCompile] = []
+    reader = SourceReader(parallel, paths, settings.max_text_bytes)
     try:
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             for path, outcome in zip(paths, pool.map(prepare, paths)):
@@ -138,6 +174,7 @@ def compile_many(
                 for r in batch.results:
                     on_done(r, None)
     finally:
+        reader.close()
         for r in opened:
             r.close()
     return batch

@@ -181,15 +181,18 @@ def prepare_compile(
     in_place: bool = False,
     progress: Progress | None = None,
     standard: StandardOptions | None = None,
+    source: SourceText | None = None,
 ) -> PreparedCompile:
-    """Read, compile and lay out one document; nothing is written to the repository."""
+    """Read (unless `source` is given, already read from `path`), compile and lay out one document;
+    nothing is written to the repository."""
     started = time.perf_counter()
     note = progress or (lambda _msg: None)
     if repo.bare:
         raise UsageError("cannot compile into a bare repository; use a clone with a working tree")
     method = method or settings.resolved_method()
-    note("reading source")
-    source = load_source(path, settings.max_text_bytes)
+    if source is None:
+        note("reading source")
+        source = load_source(path, settings.max_text_bytes)
     doc = slugify(doc, 80) if doc else doc_slug(source.name)
     if method == "standard":
         from hti_git.compile.standard import StandardOptions, prompt_hashes

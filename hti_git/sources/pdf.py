@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -13,6 +14,10 @@ _MARKER_WINDOW = 1024
 # A few kilobytes of PDF can declare millions of pages sharing one content stream; reading them all
 # would take hours. Refuse before extracting any page. (50,000 pages is ~25x the longest filings.)
 MAX_PAGES = 50_000
+# PDFium is not thread-safe (pypdfium2 says so): two threads inside it at once crash the process or
+# return garbage text. Every PDFium call in this process goes through this lock; batches that want
+# more than one core for PDFs extract in worker processes instead (compile/batch.py).
+PDFIUM_LOCK = threading.Lock()
 
 
 def pdf_pages(path: Path, data: bytes) -> list[str]:
@@ -22,6 +27,11 @@ def pdf_pages(path: Path, data: bytes) -> list[str]:
     # PDFium silently rebuilds a truncated file from what is left, which would drop pages unseen.
     if b"%%EOF" not in data[-_MARKER_WINDOW:]:
         raise SourceError(path, "truncated or corrupt PDF (no %%EOF end marker)")
+    with PDFIUM_LOCK:
+        return _extract(path, data)
+
+
+def _extract(path: Path, data: bytes) -> list[str]:
     try:
         doc = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:

@@ -5,8 +5,11 @@ the prompt: numbered headings become clause subjects and quoted definitions defi
 copied verbatim) on the six shared CUAD contracts, through the real openai SDK. Prints, all
 measured in this run:
 
-- model calls and input tokens per document, and input tokens as a ratio of the document's own
-  tokens (target <= 1.5x, overlap and prompts included);
+- model calls, input and output tokens per document, as ratios of the document's own tokens
+  (targets: input <= 1.6x, output <= 1.0x), next to what `compile --estimate` predicted before the
+  compile (target: within 25% on calls, input and output). The stub answers like a capable model:
+  its replies grow with the passage (one subject per ~600 characters, up to the prompt's cap), and
+  the server cuts any reply at max_tokens with finish_reason "length";
 - wall time of the six at -j 1 (one document and one call at a time) and at -j 8 (eight documents
   sharing `concurrency: 8`, i.e. at most eight calls in flight in all);
 - an unchanged recompile (target: zero calls) and a recompile after a one-paragraph edit of the
@@ -33,6 +36,7 @@ sys.path.insert(0, str(ROOT / "tests" / "compile"))
 from standard_stub import stub_handler  # noqa: E402
 
 from hti_git.compile.batch import compile_many  # noqa: E402
+from hti_git.compile.standard import estimate_standard  # noqa: E402
 from hti_git.config import load_settings  # noqa: E402
 from hti_git.sources import load_source  # noqa: E402
 from hti_git.store import IndexRepo  # noqa: E402
@@ -44,7 +48,7 @@ LATENCY = 0.05
 SHARED = Path(os.environ.get("HTI_SHARED", ROOT.parent / "shared"))
 CONTRACTS = SHARED / "data" / "cuad" / "contracts"
 KINDS = {"You design the index": "discover", "You fill in a document's index": "extract",
-         "You write the one-line summary": "summarize subject", "You summarize a section": "summarize category",
+         "You write the one-line summaries": "summarize subject", "You summarize a section": "summarize category",
          "You write the root page": "summarize root", "A section of a document index has too many": "group"}
 
 
@@ -79,23 +83,31 @@ def main() -> None:
             os.environ.update(OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="sk-bench", HTI_MODEL="bench-model")
             repo1, _, serial, wall1 = compile_all(stub, work / "idx-j1", docs, 1, 1)
             repo1.close()
+            estimates = [estimate_standard(load_source(p), load_settings(work / "idx-j1"), work / "idx-j1") for p in docs]
             repo, settings, batch, wall8 = compile_all(stub, work / "idx-j8", docs, 8, 8)
             requests = len(stub.requests)
 
-            print(f"standard compile of {len(docs)} CUAD contracts via the stub ({LATENCY * 1000:.0f} ms per call)\n")
-            print(f"{'document':<44} {'doc tok':>8} {'chunks':>6} {'calls':>5} {'input tok':>9} {'ratio':>6}")
-            total_doc = total_in = total_calls = 0
-            for path, r in zip(docs, batch.results):
+            print(f"standard compile of {len(docs)} CUAD contracts via the stub ({LATENCY * 1000:.0f} ms per call), "
+                  f"default settings (max_output_tokens {settings.max_output_tokens})\n")
+            print(f"{'document':<32} {'doc tok':>7} {'chunks':>6} {'calls est/real':>15} {'input est/real':>17} "
+                  f"{'in x':>5} {'output est/real':>16} {'out x':>5}")
+            total = Counter()
+            for path, r, est in zip(docs, batch.results, estimates):
                 doc_tokens = estimate_tokens(load_source(path).text)
                 chunks = r.usage and _chunks(repo, r.doc)
-                total_doc += doc_tokens
-                total_in += r.usage["input_tokens"]
-                total_calls += r.usage["calls"]
-                print(f"{r.doc[:44]:<44} {doc_tokens:>8,} {chunks:>6} {r.usage['calls']:>5} "
-                      f"{r.usage['input_tokens']:>9,} {r.usage['input_tokens'] / doc_tokens:>5.2f}x")
-            print(f"{'all six':<44} {total_doc:>8,} {'':>6} {total_calls:>5} {total_in:>9,} "
-                  f"{total_in / total_doc:>5.2f}x   (target <= 1.5x)")
-            print(f"stub requests: {requests} (= calls: {requests == total_calls})\n")
+                u = r.usage
+                total.update(doc=doc_tokens, calls=u["calls"], input=u["input_tokens"], output=u["output_tokens"],
+                             est_calls=est["calls"], est_input=est["input_tokens"], est_output=est["output_tokens"])
+                print(f"{r.doc[:32]:<32} {doc_tokens:>7,} {chunks:>6} {est['calls']:>7}/{u['calls']:<7} "
+                      f"{est['input_tokens']:>8,}/{u['input_tokens']:<8,} {u['input_tokens'] / doc_tokens:>4.2f}x "
+                      f"{est['output_tokens']:>7,}/{u['output_tokens']:<8,} {u['output_tokens'] / doc_tokens:>4.2f}x")
+            print(f"{'all six':<32} {total['doc']:>7,} {'':>6} {total['est_calls']:>7}/{total['calls']:<7} "
+                  f"{total['est_input']:>8,}/{total['input']:<8,} {total['input'] / total['doc']:>4.2f}x "
+                  f"{total['est_output']:>7,}/{total['output']:<8,} {total['output'] / total['doc']:>4.2f}x")
+            for name in ("calls", "input", "output"):
+                print(f"  estimate vs real, {name}: {total['est_' + name] / max(1, total[name]) - 1:+.0%} (target within 25%)")
+            print(f"stub requests: {requests} (= calls: {requests == total['calls']}); "
+                  f"targets: input <= 1.6x, output <= 1.0x of the document's tokens\n")
             print(f"wall time -j 1 (1 call in flight): {wall1:6.2f} s")
             print(f"wall time -j 8 (8 docs sharing concurrency 8): {wall8:6.2f} s   speed-up {wall1 / wall8:.1f}x\n")
 

@@ -158,7 +158,7 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
     if estimate:
         from hti_git.compile.standard import estimate_inputs
 
-        rows = estimate_inputs(repo, list(inputs), settings, chosen, standard)
+        rows = estimate_inputs(repo, list(inputs), settings, chosen, standard, doc=doc_name)
         if as_json:
             _emit_json(rows)
         else:
@@ -238,8 +238,11 @@ def _estimate_line(row: dict) -> str:
     if row["method"] != "standard":
         return f"estimate   {row['doc']}: {row['method']}, no model calls"
     cached = f" ({row['cached_calls']} more from the cache)" if row["cached_calls"] else ""
+    if row.get("unchanged"):
+        return f"estimate   {row['doc']}: unchanged, no model calls"
     return (f"estimate   {row['doc']}: {row['calls']} model calls{cached}, ~{row['input_tokens']:,} input tokens "
-            f"({row['ratio']:g}x the document's {row['document_tokens']:,}); {row['chunks']} chunk(s)")
+            f"({row['ratio']:g}x the document's {row['document_tokens']:,}), ~{row['output_tokens']:,} output tokens "
+            f"({row['output_ratio']:g}x); {row['chunks']} chunk(s) of ~{row['chunk_chars']:,} characters")
 
 
 @main.command(context_settings=CONTEXT)

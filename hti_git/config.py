@@ -33,8 +33,9 @@ class Settings:
     timeout: float = 120.0
     concurrency: int = 8
     max_retries: int = 5
-    chunk_size: int = 30_000
+    chunk_size: int | None = None  # characters per extraction chunk; None (auto) sizes it from the limits below
     chunk_overlap: int = 2_000
+    context_window: int | None = None  # the model's context in tokens, for local models with 8K-32K
     page_budget: int = 2_000  # tokens per page
     fanout: int = 12  # most links on one category page
     max_pages: int = 12  # pages read per question
@@ -89,11 +90,16 @@ _TYPES = {f.name: f.type for f in fields(Settings)}
 def _validated(settings: Settings) -> Settings:
     if settings.method not in METHODS:
         raise ConfigError(f"method must be one of {', '.join(METHODS)}, not {settings.method!r}")
-    for name in ("chunk_size", "page_budget", "fanout", "max_pages", "concurrency", "max_text_bytes"):
-        if getattr(settings, name) <= 0:
-            raise ConfigError(f"{name} must be positive, not {getattr(settings, name)}")
-    if not 0 <= settings.chunk_overlap < settings.chunk_size:
+    for name in ("chunk_size", "page_budget", "fanout", "max_pages", "concurrency", "max_text_bytes",
+                 "max_output_tokens", "context_window"):
+        value = getattr(settings, name)
+        if value is not None and value <= 0:
+            raise ConfigError(f"{name} must be positive, not {value}")
+    if settings.chunk_overlap < 0 or (settings.chunk_size is not None and settings.chunk_overlap >= settings.chunk_size):
         raise ConfigError("chunk_overlap must be at least 0 and smaller than chunk_size")
+    if settings.context_window is not None and settings.context_window < 2 * settings.max_output_tokens:
+        raise ConfigError(f"context_window ({settings.context_window}) must be at least twice max_output_tokens "
+                          f"({settings.max_output_tokens}): the prompt needs room too")
     if settings.fanout < 2:
         raise ConfigError("fanout must be at least 2")
     if settings.max_level_ups < 0 or settings.max_retries < 0:
@@ -103,7 +109,7 @@ def _validated(settings: Settings) -> Settings:
 
 def _coerce(name: str, value: Any) -> Any:
     kind = _TYPES[name]
-    if value is None:
+    if value is None or (str(value).strip().lower() == "auto" and "None" in str(kind)):
         return None
     try:
         if "int" in kind and "float" not in kind:
@@ -177,9 +183,11 @@ timeout: 120      # seconds per model call
 concurrency: 8    # model calls in flight at once
 max_retries: 5
 
-# Chunking (paper section 3.3): characters per chunk and overlap between neighbours.
-chunk_size: 30000
+# Chunking (paper section 3.3): characters per extraction chunk and overlap between neighbours.
+# auto sizes chunks so a model's reply fits max_output_tokens (and the prompt fits context_window).
+chunk_size: auto
 chunk_overlap: 2000
+context_window:   # the model's context in tokens (e.g. 8192 for a small local model); empty = large
 
 # Layout: most tokens on one page, most links on one category page.
 page_budget: 2000

@@ -1,7 +1,9 @@
 """Discovery (paper §3.2): the model reads a sample of the document and proposes the schema.
 
-The sample stays within a token budget: the whole text when it fits, else the opening plus
-evenly spaced excerpts, so discovery costs a fraction of extraction. For a corpus, each document
+The sample stays within a token budget: the whole text when it fits, else the document's shape
+(its outline: headings and numbered sections, found as the `fast` method finds them), its opening
+and excerpts spread evenly over the rest, so discovery sees the whole document's structure at a
+fraction of extraction's cost. For a corpus, each document
 gets an equal share of the budget and one schema is proposed for all of them.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hti_git.compile.schema import Schema, schema_from_data
+from hti_git.compile.structure import find_headings
 from hti_git.errors import ModelError
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template
@@ -18,10 +21,11 @@ from hti_git.sources.types import SourceText
 from hti_git.tokens import estimate_tokens
 
 # Discovery reads this share of the document's tokens, within [MIN, MAX] tokens.
-SAMPLE_SHARE = 0.12
-SAMPLE_MIN_TOKENS = 800
-SAMPLE_MAX_TOKENS = 5_000
-OPENING_SHARE = 0.4  # of the sample: the opening names the parties, the title, the structure
+SAMPLE_SHARE = 0.2
+SAMPLE_MIN_TOKENS = 1_500
+SAMPLE_MAX_TOKENS = 6_000
+OUTLINE_SHARE = 0.35  # of the sample, at most: the headings, top levels first
+OPENING_SHARE = 0.25  # of the sample: the opening names the parties and the title
 EXCERPT_TOKENS = 250
 
 _FIELD = {
@@ -65,15 +69,44 @@ def sample_budget(text: str) -> int:
     return max(SAMPLE_MIN_TOKENS, min(SAMPLE_MAX_TOKENS, share))
 
 
+def outline(text: str, budget_tokens: int) -> str:
+    """The document's headings as an indented list, top levels first when they do not all fit."""
+    headings = find_headings(text)
+    if not headings:
+        return ""
+    chosen: list = []
+    used = 0
+    for level in sorted({h.level for h in headings}):
+        layer = [h for h in headings if h.level == level]
+        cost = sum(estimate_tokens(h.title) + 3 for h in layer)
+        if used + cost > budget_tokens:
+            if not chosen:  # even the top level is too long: its first headings
+                for h in layer:
+                    used += estimate_tokens(h.title) + 3
+                    if used > budget_tokens:
+                        break
+                    chosen.append(h)
+            break
+        chosen += layer
+        used += cost
+    top = min(h.level for h in chosen) if chosen else 0
+    lines = ["  " * (h.level - top) + "- " + " ".join(h.title.split())
+             for h in sorted(chosen, key=lambda h: h.start)]
+    return "\n".join(lines)
+
+
 def sample_text(text: str, budget_tokens: int) -> str:
-    """The whole text when it fits `budget_tokens`, else its opening and evenly spaced excerpts."""
+    """The whole text when it fits `budget_tokens`, else its outline, its opening and evenly
+    spaced excerpts."""
     total = estimate_tokens(text)
     if total <= budget_tokens:
         return text
     chars_per_token = len(text) / max(1, total)
-    budget_chars = int(budget_tokens * chars_per_token)
-    opening = _cut(text, 0, int(budget_chars * OPENING_SHARE))
-    parts = [text[:opening].rstrip()]
+    shape = outline(text, int(budget_tokens * OUTLINE_SHARE))
+    budget_chars = int((budget_tokens - estimate_tokens(shape)) * chars_per_token)
+    opening = _cut(text, 0, int(budget_chars * OPENING_SHARE / (1 - OUTLINE_SHARE)))
+    parts = [f"[outline: the document's headings]\n{shape}"] if shape else []
+    parts.append(f"[opening]\n{text[:opening].rstrip()}")
     excerpt_chars = int(EXCERPT_TOKENS * chars_per_token)
     count = max(1, (budget_chars - opening) // max(1, excerpt_chars))
     span = len(text) - opening

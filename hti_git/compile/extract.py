@@ -2,23 +2,30 @@
 
 The prompt for a chunk depends only on the chunk's text, the schema and the template, never on
 the chunk's position, so an unchanged chunk of an edited document is answered from the response
-cache. Every value comes with a verbatim quote, located in the source within the chunk's span:
-the value stored is the document's own text at that span (so `verify` can check it), and a value
-whose evidence cannot be found is kept, flagged `unverified`, with no span.
+cache. Every value is the model's short reading ("5 years") plus a few anchor words copied from the
+sentence that states it; the compile locates the anchor within the chunk and widens it to the whole
+sentence or clause, which becomes the value's evidence text and span (so `verify` can check it and
+a reader sees what the clause says). Short values (a date, an amount, a name, a table cell) are
+located the same way. A value whose evidence cannot be found is kept, flagged `unverified`.
+A reply cut off at the output-token limit is never used: the chunk is split in two and each half
+extracted, down to a floor.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hti_git.compile.quotes import QuoteLocator, normalise
+from hti_git.compile.quotes import QuoteLocator, normalise, widen_to_sentence
 from hti_git.compile.schema import CategorySpec, Schema
+from hti_git.compile.sizing import MIN_CHUNK_CHARS
 from hti_git.index.model import FieldValue
 from hti_git.index.slug import slugify
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template
+from hti_git.llm.provider import TruncatedError
 from hti_git.query.evidence import fence
 from hti_git.sources.types import Chunk
 from hti_git.tokens import estimate_tokens
@@ -26,42 +33,51 @@ from hti_git.tokens import estimate_tokens
 NAME_CHARS = 160
 SUMMARY_CHARS = 300
 MAX_SUBJECTS_PER_CHUNK = 200
-MIN_SELF_EVIDENT_CHARS = 12  # a value found verbatim may stand as its own evidence only if this long
+VALUE_CHARS = 300  # a reading longer than this is not compact; it is cut on a word
+MIN_ANCHOR_CHARS = 3  # shorter anchors ("a", "7") match anywhere, so they locate nothing
+_SPLIT_BREAKS = (re.compile(r"\n[ \t]*\n"), re.compile(r"\n"), re.compile(r"[.;:!?][\"”’')]*[ \t]+"), re.compile(r"[ \t]+"))
 
-EXTRACT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "subjects": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "category": {"type": "string"},
-                    "name": {"type": "string"},
-                    "aliases": {"type": "array", "items": {"type": "string"}},
-                    "summary": {"type": "string"},
-                    "fields": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "field": {"type": "string"},
-                                "value": {"type": "string"},
-                                "quote": {"type": "string"},
+ANCHOR_WORDS = 12  # an anchor longer than this is still located, but the prompt asks for 3-10 words
+
+
+def extract_schema(max_subjects: int) -> dict[str, Any]:
+    """The reply shape for one chunk: at most `max_subjects` subjects of compact values."""
+    return {
+        "type": "object",
+        "properties": {
+            "subjects": {
+                "type": "array",
+                "maxItems": max_subjects,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "category": {"type": "string"},
+                        "name": {"type": "string"},
+                        "aliases": {"type": "array", "items": {"type": "string"}, "maxItems": 5},
+                        "summary": {"type": "string"},
+                        "fields": {
+                            "type": "array",
+                            "maxItems": 8,
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "field": {"type": "string"},
+                                    "value": {"type": "string"},
+                                    "anchor": {"type": "string"},
+                                },
+                                "required": ["field", "value", "anchor"],
+                                "additionalProperties": False,
                             },
-                            "required": ["field", "value", "quote"],
-                            "additionalProperties": False,
                         },
                     },
+                    "required": ["category", "name", "aliases", "summary", "fields"],
+                    "additionalProperties": False,
                 },
-                "required": ["category", "name", "aliases", "summary", "fields"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["subjects"],
-    "additionalProperties": False,
-}
+            }
+        },
+        "required": ["subjects"],
+        "additionalProperties": False,
+    }
 
 
 @dataclass
@@ -83,17 +99,52 @@ def clean_line(value: Any, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def extraction_messages(template: Template, schema: Schema, chunk_text: str) -> list[dict]:
+def extraction_messages(template: Template, schema: Schema, chunk_text: str, max_subjects: int) -> list[dict]:
     """The request for one chunk: schema and fenced text only (no offsets, no chunk number)."""
-    return template.messages(schema=schema.prompt_text(), document=fence(chunk_text))
+    return template.messages(schema=schema.prompt_text(), document=fence(chunk_text), max_subjects=str(max_subjects))
 
 
 async def extract_chunk(client: ModelClient, template: Template, schema: Schema, chunk: Chunk,
-                        locator: QuoteLocator, max_value_tokens: int, notes: list[str]) -> list[Extracted]:
-    """The subjects the model finds in `chunk`, with their values located in the source."""
-    completion = await client.complete("extract", extraction_messages(template, schema, chunk.text), EXTRACT_SCHEMA,
-                                       label=f"chunk {chunk.index + 1}")
-    return parse_extraction(completion.json, schema, chunk, locator, max_value_tokens, notes)
+                        locator: QuoteLocator, max_value_tokens: int, notes: list[str],
+                        max_subjects: int, min_chars: int = MIN_CHUNK_CHARS) -> list[Extracted]:
+    """The subjects the model finds in `chunk`, with their values located in the source.
+
+    When the reply stops at the output-token limit, the chunk is split at a paragraph or sentence
+    break near its middle and each half is extracted (recursively, down to `min_chars`)."""
+    label = f"chunk {chunk.index + 1}" + (f" ({chunk.start}-{chunk.end})" if chunk.text else "")
+    try:
+        completion = await client.complete("extract", extraction_messages(template, schema, chunk.text, max_subjects),
+                                           extract_schema(max_subjects), label=label)
+    except TruncatedError:
+        halves = split_chunk(chunk, min_chars)
+        if halves is None:
+            raise
+        notes.append(f"extract: chunk {chunk.index + 1}: the reply hit the output-token limit; "
+                     f"extracted its halves ({halves[0].end - halves[0].start:,} and "
+                     f"{halves[1].end - halves[1].start:,} characters)")
+        parts = await asyncio.gather(*(extract_chunk(client, template, schema, half, locator, max_value_tokens,
+                                                     notes, max_subjects, min_chars) for half in halves))
+        return [item for part in parts for item in part]
+    return parse_extraction(completion.json, schema, chunk, locator, max_value_tokens, notes, max_subjects)
+
+
+def split_chunk(chunk: Chunk, min_chars: int) -> tuple[Chunk, Chunk] | None:
+    """`chunk` as two halves meeting at the strongest break near its middle; None below the floor."""
+    text = chunk.text
+    if len(text) < min_chars:
+        return None
+    mid = len(text) // 2
+    lo, hi = mid - len(text) // 4, mid + len(text) // 4
+    cut = None
+    for pattern in _SPLIT_BREAKS:
+        hits = [m.end() for m in pattern.finditer(text, lo, hi)]
+        if hits:
+            cut = min(hits, key=lambda at: abs(at - mid))
+            break
+    cut = cut or mid
+    first = Chunk(chunk.index, chunk.start, chunk.start + cut, text[:cut])
+    second = Chunk(chunk.index, chunk.start + cut, chunk.end, text[cut:])
+    return first, second
 
 
 class CategoryMatcher:
@@ -123,16 +174,17 @@ def _field_lookup(category: CategorySpec) -> dict[str, str]:
 
 
 def parse_extraction(data: Any, schema: Schema, chunk: Chunk, locator: QuoteLocator,
-                     max_value_tokens: int, notes: list[str]) -> list[Extracted]:
+                     max_value_tokens: int, notes: list[str], max_subjects: int = MAX_SUBJECTS_PER_CHUNK) -> list[Extracted]:
     """Validated subjects from one reply; anything unusable is dropped with a note, never guessed."""
     where = f"chunk {chunk.index + 1}"
     items = data.get("subjects") if isinstance(data, dict) else None
     if not isinstance(items, list):
         notes.append(f"extract: {where}: the reply had no subject list; nothing taken from this chunk")
         return []
-    if len(items) > MAX_SUBJECTS_PER_CHUNK:
-        notes.append(f"extract: {where}: {len(items)} subjects, only the first {MAX_SUBJECTS_PER_CHUNK} kept")
-        items = items[:MAX_SUBJECTS_PER_CHUNK]
+    cap = min(max_subjects, MAX_SUBJECTS_PER_CHUNK)
+    if len(items) > cap:
+        notes.append(f"extract: {where}: {len(items)} subjects, only the first {cap} kept")
+        items = items[:cap]
     matcher = CategoryMatcher(schema)
     unknown: dict[str, int] = {}
     dropped_fields: dict[str, int] = {}
@@ -161,7 +213,7 @@ def parse_extraction(data: Any, schema: Schema, chunk: Chunk, locator: QuoteLoca
                 label = clean_line(entry.get("field", ""), 40) or "(none)"
                 dropped_fields[label] = dropped_fields.get(label, 0) + 1
                 continue
-            value = locate_value(str(entry.get("value") or ""), str(entry.get("quote") or ""), chunk, locator)
+            value = locate_value(str(entry.get("value") or ""), str(entry.get("anchor") or ""), chunk, locator)
             if value is None:
                 continue
             subject.values += [(field_name, piece) for piece in split_value(value, locator.text, max_value_tokens)]
@@ -173,28 +225,33 @@ def parse_extraction(data: Any, schema: Schema, chunk: Chunk, locator: QuoteLoca
     return out
 
 
-def locate_value(value: str, quote: str, chunk: Chunk, locator: QuoteLocator) -> FieldValue | None:
-    """A FieldValue whose text is the source's own text at a located span, or unverified without one.
+def locate_value(value: str, anchor: str, chunk: Chunk, locator: QuoteLocator) -> FieldValue | None:
+    """The model's reading `value` with, as evidence, the whole sentence that holds `anchor`.
 
-    The quote is looked for within the chunk. If the value occurs inside the quote's span, the value
-    (in the document's spelling) is kept with the quote's span as evidence; otherwise the quote
-    itself is the value. Without the quote, a long enough value found verbatim is its own evidence.
+    The anchor is looked for within the chunk; failing that, the value itself (a date, an amount, a
+    name is often its own anchor). The located words widen to their sentence or clause, whose text
+    (the document's own) and span become the evidence. Neither found: kept, flagged unverified.
     """
-    value, quote = value.strip(), quote.strip()
-    if not value and not quote:
+    value, anchor = clean_line(value, VALUE_CHARS), anchor.strip()
+    if not value and not anchor:
         return None
     text = locator.text
-    span = locator.find(quote, chunk.start, chunk.end) if quote else None
-    if span is not None:
-        inner = locator.find(value, span[0], span[1]) if value else None
-        if inner is not None:
-            return FieldValue(text[inner[0]:inner[1]], [span])
-        return FieldValue(text[span[0]:span[1]], [span])
-    if len(normalise(value)[0]) >= MIN_SELF_EVIDENT_CHARS:
-        own = locator.find(value, chunk.start, chunk.end)
-        if own is not None:
-            return FieldValue(text[own[0]:own[1]], [own])
-    return FieldValue(" ".join((value or quote).split()), [], unverified=True)
+    span = None
+    for probe in (anchor, value):
+        if probe and len(normalise(probe)[0].strip()) >= MIN_ANCHOR_CHARS:
+            span = locator.find(probe, chunk.start, chunk.end)
+            if span is not None:
+                break
+    if span is None:
+        return FieldValue(" ".join((value or anchor).split()), [], unverified=True)
+    start, end = widen_to_sentence(text, span[0], span[1])
+    sentence = text[start:end]
+    reading = value if value and _plain(value) != _plain(sentence) else ""
+    return FieldValue(sentence, [(start, end)], value=reading)
+
+
+def _plain(text: str) -> str:
+    return " ".join(normalise(text)[0].split())
 
 
 _SENTENCE_END = re.compile(r"(?<=[.;:!?])[\"”’')]*\s+|\n\s*\n")

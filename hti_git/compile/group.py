@@ -18,22 +18,20 @@ from hti_git.llm.prompts import Template
 from hti_git.query.evidence import fence
 from hti_git.tokens import estimate_tokens
 
-GROUP_SCHEMA: dict[str, Any] = {
+_GROUP = {
     "type": "object",
-    "properties": {
-        "groups": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"name": {"type": "string"}, "members": {"type": "array", "items": {"type": "string"}}},
-                "required": ["name", "members"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["groups"],
+    "properties": {"name": {"type": "string"}, "members": {"type": "array", "items": {"type": "string"}}},
+    "required": ["name", "members"],
     "additionalProperties": False,
 }
+
+
+def group_schema(groups: int) -> dict[str, Any]:
+    """The grouping reply: at most `groups` named groups of entry ids."""
+    return {"type": "object", "properties": {"groups": {"type": "array", "maxItems": groups, "items": _GROUP}},
+            "required": ["groups"], "additionalProperties": False}
+
+
 LINE_OVERHEAD_TOKENS = 16  # link syntax and counts around a title and summary in a listing line
 CATEGORY_LINE_TOKENS = 60  # a sub-category's summary is not written yet when grouping runs
 
@@ -48,8 +46,12 @@ def overflows(category: Category, options: LayoutOptions) -> bool:
 
 
 def group_count(category: Category, options: LayoutOptions) -> int:
-    n = len(category.subjects)
-    return max(2, min(options.fanout - len(category.children), math.ceil(n / options.fanout) + 1))
+    return groups_for(len(category.subjects), len(category.children), options)
+
+
+def groups_for(subjects: int, children: int, options: LayoutOptions) -> int:
+    """How many groups `subjects` entries beside `children` sub-categories are split into."""
+    return max(2, min(options.fanout - children, math.ceil(subjects / options.fanout) + 1))
 
 
 def group_messages(template: Template, category: Category, groups: int) -> list[dict]:
@@ -71,7 +73,7 @@ async def group_category(client: ModelClient, template: Template, category: Cate
     groups = group_count(category, options)
     if groups < 2:
         return
-    completion = await client.complete("layout", group_messages(template, category, groups), GROUP_SCHEMA,
+    completion = await client.complete("layout", group_messages(template, category, groups), group_schema(groups),
                                        label=category.name)
     subjects = _subjects_in_order(category)
     plan = _plan(completion.json, len(subjects), groups)

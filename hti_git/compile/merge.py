@@ -117,8 +117,9 @@ def _absorb(m: Merged, item: Extracted, keys: set[str], capped: dict[str, int]) 
             label = f"{s.name} / {field_name}"
             capped[label] = capped.get(label, 0) + 1
             continue
-        values.append(FieldValue(value.text, list(value.spans), value.unverified))
+        values.append(FieldValue(value.text, list(value.spans), value.unverified, value.value))
 
 
 def _value_key(value: FieldValue) -> str:
-    return " ".join(normalise(value.text)[0].split())
+    # the reading and its evidence: one sentence may hold two values of a field (two parties)
+    return " ".join(normalise(value.value)[0].split()) + "\x00" + " ".join(normalise(value.text)[0].split())

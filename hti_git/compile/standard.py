@@ -15,15 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from hti_git.compile.discover import discover_schema, discovery_messages, sample_budget, sample_text
-from hti_git.compile.extract import Extracted, extract_chunk, extraction_messages
+from hti_git.compile.extract import Extracted, extract_chunk, extract_schema, extraction_messages
 from hti_git.compile.group import group_category, overflows
 from hti_git.compile.merge import merge
 from hti_git.compile.quotes import QuoteLocator
 from hti_git.compile.schema import CategorySpec, FieldSpec, Schema
+from hti_git.compile.sizing import ExtractionSize, extraction_size
 from hti_git.compile.summarize import (
     fallback_subject_summary,
+    subject_batches,
     summarize_category,
-    summarize_subject,
+    summarize_subjects,
     write_overview,
 )
 from hti_git.config import Settings
@@ -72,6 +74,12 @@ def prompt_hashes(repo_root: Path | None, options: StandardOptions | None) -> di
     return {name: t.sha256 for name, t in sorted(load_templates(repo_root, not given).items())}
 
 
+def extraction_plan(template: Template, schema: Schema, settings: Settings, text: str) -> ExtractionSize:
+    """Chunk size and subject cap for this template, schema and model limits."""
+    overhead = prompt_tokens(extraction_messages(template, schema, "", 0))
+    return extraction_size(settings, text, overhead)
+
+
 class _Tracker:
     """Progress lines: stage, item k of n, calls and tokens so far."""
 
@@ -118,7 +126,8 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
     else:
         schema = given
 
-    chunks = chunk_text(source.text, settings.chunk_size, settings.chunk_overlap)
+    size = extraction_plan(templates["extract"], schema, settings, source.text)
+    chunks = chunk_text(source.text, size.chunk_chars, size.overlap_chars)
     locator = QuoteLocator(source.text)
     max_value_tokens = max(50, settings.page_budget // 2)
     done = 0
@@ -126,7 +135,8 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
 
     async def one(chunk) -> list[Extracted]:
         nonlocal done
-        result = await extract_chunk(client, templates["extract"], schema, chunk, locator, max_value_tokens, notes)
+        result = await extract_chunk(client, templates["extract"], schema, chunk, locator, max_value_tokens, notes,
+                                     size.max_subjects)
         done += 1
         track("extract chunk", done, len(chunks))
         return result
@@ -138,11 +148,15 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
     if not merged.subjects:
         notes.append("extract: no subjects were found in the document")
 
-    # Subjects seen in several chunks get a summary of their merged values; the rest keep the
-    # one-line summary extraction wrote while reading them.
-    many = [m for m in merged.subjects if m.multi_chunk]
-    track("summarize subjects", 0, len(many), force=True)
-    await asyncio.gather(*(summarize_subject(client, templates["summarize"], m) for m in many))
+    # Subjects seen in several chunks get a summary of their merged values, a category's worth per
+    # call; the rest keep the one-line summary extraction wrote while reading them.
+    many: dict[str, list] = {}
+    for m in merged.subjects:
+        if m.multi_chunk:
+            many.setdefault(m.category, []).append(m.subject)
+    track("summarize subjects", 0, sum(len(v) for v in many.values()), force=True)
+    await asyncio.gather(*(summarize_subjects(client, templates["summarize"], subjects, key)
+                           for key, subjects in sorted(many.items())))
     for m in merged.subjects:
         if not m.subject.summary:
             m.subject.summary = fallback_subject_summary(m.subject)
@@ -172,74 +186,114 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
 # What a discovered schema typically looks like in the extraction prompt, for --estimate before
 # any schema exists.
 _TYPICAL_SCHEMA = Schema(
-    "A typical schema of six categories of four fields.",
+    "A typical schema of four categories of four fields.",
     [CategorySpec(f"Category {i}", f"category-{i}", "A broad area of the document with its specific items.",
                   [FieldSpec(f"field {j}", "what this field records about each subject") for j in range(4)])
-     for i in range(6)],
+     for i in range(4)],
 )
-CATEGORY_CALLS = 7  # six categories and the root
-CATEGORY_PROMPT_TOKENS = 450
-SUBJECT_PROMPT_TOKENS = 300
+# How a capable model's replies run, for the parts of a compile that depend on them. Calibrated on
+# real replies to these prompts (README, "The standard compile with a capable model").
+CHARS_PER_SUBJECT = 600  # one subject per this much passage, up to the subject cap
+SUBJECT_REPLY_TOKENS = 95  # one subject in an extraction reply
+MULTI_CHUNK_SHARE = 0.05  # subjects met again in a later chunk (parties, defined terms): re-summarised
+DISCOVER_REPLY_TOKENS = 700
+SUBJECT_LINE_TOKENS = 45  # a one-line summary, or a subject's line in a category prompt
+SUBJECT_PROMPT_TOKENS = 110  # a subject's values in a summary prompt
+CATEGORY_REPLY_TOKENS = 110
+ROOT_REPLY_TOKENS = 180
+GROUP_REPLY_TOKENS_PER_SUBJECT = 6
+CATEGORY_PROMPT_TOKENS = 150  # a category prompt without its entries
+ROOT_PROMPT_TOKENS = 350  # the root prompt without its category lines
 
 
 def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | None,
                       schema: Schema | None = None, cache_path: Path | None = None) -> dict[str, Any]:
-    """Calls and input tokens a standard compile of `source` would spend, without calling anything.
+    """Calls, input and output tokens a standard compile of `source` would spend, calling nothing.
 
     Discovery and extraction prompts are built exactly as a compile builds them (with a typical
-    schema when none is known yet); summaries are estimated. With a known schema, extraction calls
-    already in the response cache are counted as cached.
+    schema when none is known yet), so their input is exact up to the tokenizer; replies, and the
+    summary and layout calls that follow from the number of subjects, come from the constants
+    above. With a known schema, extraction calls already in the response cache count as cached.
     """
+    from hti_git.compile.group import groups_for
+    from hti_git.llm.cache import ResponseCache, cache_key
+
     templates = load_templates(repo_root, schema is None)
     stages: dict[str, dict[str, int]] = {}
 
-    def add(stage: str, tokens: int, cached: bool = False) -> None:
-        entry = stages.setdefault(stage, {"calls": 0, "cached_calls": 0, "input_tokens": 0})
-        entry["cached_calls" if cached else "calls"] += 1
-        entry["input_tokens"] += 0 if cached else tokens
+    def add(stage: str, tokens: int, output: int, cached: bool = False, calls: int = 1) -> None:
+        entry = stages.setdefault(stage, {"calls": 0, "cached_calls": 0, "input_tokens": 0, "output_tokens": 0})
+        entry["cached_calls" if cached else "calls"] += calls
+        if not cached:
+            entry["input_tokens"] += tokens
+            entry["output_tokens"] += output
 
     if schema is None:
         sample = sample_text(source.text, sample_budget(source.text))
-        add("discover", prompt_tokens(discovery_messages(templates["discover"], [(source.name, sample)])))
-    chunks = chunk_text(source.text, settings.chunk_size, settings.chunk_overlap)
-    cache = None
-    if schema is not None and cache_path is not None and Path(cache_path).exists():
-        from hti_git.llm.cache import ResponseCache
-        cache = ResponseCache(cache_path)
+        add("discover", prompt_tokens(discovery_messages(templates["discover"], [(source.name, sample)])),
+            DISCOVER_REPLY_TOKENS)
+    used = schema or _TYPICAL_SCHEMA
+    size = extraction_plan(templates["extract"], used, settings, source.text)
+    chunks = chunk_text(source.text, size.chunk_chars, size.overlap_chars)
+    cache = ResponseCache(cache_path) if schema is not None and cache_path and Path(cache_path).exists() else None
+    subjects = 0
     try:
         for chunk in chunks:
-            messages = extraction_messages(templates["extract"], schema or _TYPICAL_SCHEMA, chunk.text)
-            hit = False
-            if cache is not None:
-                from hti_git.compile.extract import EXTRACT_SCHEMA
-                from hti_git.llm.cache import cache_key
-
-                params = {"temperature": settings.temperature, "max_output_tokens": settings.max_output_tokens}
-                hit = cache.get(cache_key(settings.model or "unknown", messages, EXTRACT_SCHEMA, params)) is not None
-            add("extract", prompt_tokens(messages), hit)
+            messages = extraction_messages(templates["extract"], used, chunk.text, size.max_subjects)
+            found = min(size.max_subjects, -(-len(chunk.text) // CHARS_PER_SUBJECT))
+            subjects += found
+            params = {"temperature": settings.temperature, "max_output_tokens": settings.max_output_tokens}
+            hit = cache is not None and cache.get(cache_key(settings.model or "unknown", messages,
+                                                            extract_schema(size.max_subjects), params)) is not None
+            add("extract", prompt_tokens(messages), found * SUBJECT_REPLY_TOKENS, hit)
     finally:
         if cache is not None:
             cache.close()
-    for _ in range(max(0, len(chunks) - 1) * 2):  # subjects straddling chunk boundaries
-        add("summarize", SUBJECT_PROMPT_TOKENS)
-    for _ in range(CATEGORY_CALLS):
-        add("summarize", CATEGORY_PROMPT_TOKENS)
+    categories = max(1, sum(1 for c in used.keyed().values() if c.fields))
+    # subjects met in more than one chunk: a category's worth per call
+    again = int(subjects * MULTI_CHUNK_SHARE) if len(chunks) > 1 else 0
+    if again:
+        per = again / min(categories, again)
+        calls = min(categories, again) * len(subject_batches([None] * max(1, round(per))))
+        add("summarize", calls * CATEGORY_PROMPT_TOKENS // 2 + again * SUBJECT_PROMPT_TOKENS,
+            again * SUBJECT_LINE_TOKENS, calls=calls)
+    # Categories fill unevenly (one usually holds most subjects): the i-th largest takes a share
+    # proportional to 1/i. One that overflows a page is grouped (one call), and every group is
+    # summarised like a category.
+    layout = LayoutOptions(settings.page_budget, settings.fanout)
+    weights = [1 / (i + 1) for i in range(categories)]
+    sections = 0
+    for weight in weights:
+        held = subjects * weight / sum(weights)
+        sections += 1
+        if held > layout.fanout or held * (SUBJECT_LINE_TOKENS + 16) > layout.page_budget:
+            groups = groups_for(round(held), 0, layout)
+            sections += groups
+            add("layout", CATEGORY_PROMPT_TOKENS // 2 + int(held * 12),
+                int(held * GROUP_REPLY_TOKENS_PER_SUBJECT + groups * 15))
+    add("summarize", sections * CATEGORY_PROMPT_TOKENS + subjects * SUBJECT_LINE_TOKENS,
+        sections * CATEGORY_REPLY_TOKENS, calls=sections)
+    add("summarize", ROOT_PROMPT_TOKENS + categories * CATEGORY_REPLY_TOKENS, ROOT_REPLY_TOKENS)
     document = estimate_tokens(source.text)
     total_in = sum(s["input_tokens"] for s in stages.values())
+    total_out = sum(s["output_tokens"] for s in stages.values())
     return {
         "source": source.name,
         "document_tokens": document,
         "chunks": len(chunks),
+        "chunk_chars": size.chunk_chars,
         "calls": sum(s["calls"] for s in stages.values()),
         "cached_calls": sum(s["cached_calls"] for s in stages.values()),
         "input_tokens": total_in,
+        "output_tokens": total_out,
         "ratio": round(total_in / max(1, document), 2),
+        "output_ratio": round(total_out / max(1, document), 2),
         "stages": stages,
     }
 
 
 def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
-                    options: StandardOptions | None = None) -> list[dict[str, Any]]:
+                    options: StandardOptions | None = None, doc: str | None = None) -> list[dict[str, Any]]:
     """`compile --estimate`: per document, what a compile would spend now (zero calls made).
 
     A document whose index is current (same source, same settings) costs nothing; one whose index
@@ -250,9 +304,10 @@ def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
     from hti_git.compile.pipeline import CACHE_FILE, canonical_sha256, existing_schema, method_identity
     from hti_git.errors import HtiError
     from hti_git.index.layout import INDEX_FILE
-    from hti_git.index.slug import doc_slug
+    from hti_git.index.slug import doc_slug, slugify
     from hti_git.sources import load_source
 
+    doc_name = doc
     paths, failures = expand_inputs(inputs)
     rows: list[dict[str, Any]] = [{"source": f["source"], "error": f["error"]} for f in failures]
     head = repo.snapshot("HEAD")
@@ -263,7 +318,7 @@ def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
         except HtiError as exc:
             rows.append({"source": str(path), "error": str(exc)})
             continue
-        doc = doc_slug(source.name)
+        doc = slugify(doc_name, 80) if doc_name else doc_slug(source.name)
         row: dict[str, Any] = {"doc": doc, "source": str(path), "method": method}
         if method != "standard":
             rows.append({**row, "calls": 0, "cached_calls": 0, "input_tokens": 0})
@@ -278,7 +333,8 @@ def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
         current = (same_identity and existing.get("format") == FORMAT_VERSION
                    and (existing.get("source") or {}).get("sha256") == "sha256:" + source.sha256)
         if current:
-            estimate.update(calls=0, cached_calls=0, input_tokens=0, ratio=0.0, stages={}, unchanged=True)
+            estimate.update(calls=0, cached_calls=0, input_tokens=0, output_tokens=0, ratio=0.0, output_ratio=0.0,
+                            stages={}, unchanged=True)
         rows.append({**row, **estimate})
     return rows
 

@@ -1,8 +1,10 @@
 """Summaries, bottom-up: subjects, then categories from their entries, then the root overview.
 
-These are the texts navigation reads. Each prompt holds only what it summarises (a subject's own
-values; a category's entries; the root's opening and category summaries), so an edit re-asks only
-along the changed path and everything else comes from the response cache.
+These are the texts navigation reads. Each prompt holds only what it summarises (subjects' own
+values, the readings rather than the evidence sentences; a category's entries with their whole
+summaries; the root's opening and category summaries), so an edit re-asks only along the changed
+path and everything else comes from the response cache. Subjects are summarised in batches, so
+calls grow with pages, not with subjects.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import asyncio
 from typing import Any
 
 from hti_git.compile.extract import clean_line
-from hti_git.compile.merge import Merged
 from hti_git.compile.schema import Schema
 from hti_git.index.model import Category, Subject
 from hti_git.llm.client import ModelClient
@@ -19,8 +20,8 @@ from hti_git.llm.prompts import Template
 from hti_git.query.evidence import fence
 from hti_git.tokens import estimate_tokens
 
-SUBJECT_CONTENT_TOKENS = 1_200  # a subject prompt shows at most this much of its values
-ENTRY_CHARS = 160  # an entry line in a category prompt
+SUBJECT_CONTENT_TOKENS = 400  # a subject in a summary prompt shows at most this much of its values
+SUBJECTS_PER_CALL = 15  # subjects summarised in one call
 OPENING_CHARS = 600  # the document opening the root prompt shows (titles and parties live there)
 SUBJECT_SUMMARY_CHARS = 240
 CATEGORY_SUMMARY_CHARS = 700
@@ -45,23 +46,26 @@ def _reply(completion, key: str = "summary") -> str:
     return str(data.get(key) or "") if isinstance(data, dict) else ""
 
 
-def subject_content(subject: Subject) -> str:
-    """A subject as its summary prompt shows it: name, aliases and values, within a token cap."""
-    lines = [f"Subject: {subject.name}"]
+def subject_content(subject: Subject, ident: str = "") -> str:
+    """A subject as a summary prompt shows it: name, aliases and its values (the readings, else the
+    evidence sentence), whole values only, within a token cap."""
+    lines = [f"[{ident}] {subject.name}" if ident else f"Subject: {subject.name}"]
     if subject.aliases:
         lines.append("Also called: " + "; ".join(subject.aliases))
     used = estimate_tokens("\n".join(lines))
+    left = 0
     for name, values in subject.fields.items():
         for value in values:
-            line = f"{name}: {' '.join(value.text.split())}"
+            line = f"{name}: {' '.join((value.value or value.text).split())}"
             cost = estimate_tokens(line)
-            if used + cost > SUBJECT_CONTENT_TOKENS:
-                line = line[: max(0, (SUBJECT_CONTENT_TOKENS - used) * 3)] + " …"
-                lines.append(line)
-                return fence("\n".join(lines))
+            if used + cost > SUBJECT_CONTENT_TOKENS and len(lines) > 1:
+                left += 1
+                continue
             lines.append(line)
             used += cost
-    return fence("\n".join(lines))
+    if left:
+        lines.append(f"({left} more values)")
+    return "\n".join(lines)
 
 
 def fallback_subject_summary(subject: Subject) -> str:
@@ -72,13 +76,33 @@ def fallback_subject_summary(subject: Subject) -> str:
     return subject.name
 
 
-async def summarize_subject(client: ModelClient, template: Template, merged: Merged) -> None:
-    """One line for a subject merged from several chunks (their one-line views no longer cover it)."""
-    subject = merged.subject
-    completion = await client.complete("summarize", template.messages(subject=subject_content(subject)),
-                                       SUMMARY_SCHEMA, label=subject.name)
-    subject.summary = clean_line(_reply(completion), SUBJECT_SUMMARY_CHARS) or subject.summary \
-        or fallback_subject_summary(subject)
+def summaries_schema(count: int) -> dict[str, Any]:
+    item = {"type": "object", "properties": {"id": {"type": "string"}, "summary": {"type": "string"}},
+            "required": ["id", "summary"], "additionalProperties": False}
+    return {"type": "object", "properties": {"summaries": {"type": "array", "items": item, "maxItems": count}},
+            "required": ["summaries"], "additionalProperties": False}
+
+
+def subject_batches(subjects: list[Subject]) -> list[list[Subject]]:
+    """Subjects in prompt-sized batches: calls grow with pages of subjects, not with subjects."""
+    return [subjects[i:i + SUBJECTS_PER_CALL] for i in range(0, len(subjects), SUBJECTS_PER_CALL)]
+
+
+async def summarize_subjects(client: ModelClient, template: Template, subjects: list[Subject], label: str) -> None:
+    """One line for each subject merged from several chunks (their one-line views no longer cover
+    it), SUBJECTS_PER_CALL to a call; a subject the reply misses keeps its extraction summary."""
+    for batch in subject_batches(subjects):
+        ids = {f"S{i + 1}": s for i, s in enumerate(batch)}
+        content = fence("\n\n".join(subject_content(s, ident) for ident, s in ids.items()))
+        completion = await client.complete("summarize", template.messages(subjects=content),
+                                           summaries_schema(len(batch)), label=label)
+        data = completion.json if isinstance(completion.json, dict) else {}
+        for item in data.get("summaries") or []:
+            if isinstance(item, dict) and str(item.get("id", "")).strip("[] ") in ids:
+                subject = ids[str(item["id"]).strip("[] ")]
+                subject.summary = clean_line(item.get("summary", ""), SUBJECT_SUMMARY_CHARS) or subject.summary
+    for subject in subjects:
+        subject.summary = subject.summary or fallback_subject_summary(subject)
 
 
 def _first_offset(item: Category | Subject) -> int:
@@ -105,9 +129,9 @@ def category_content(category: Category, description: str) -> str:
     lines.append("Entries:")
     for item in entries(category):
         if isinstance(item, Category):
-            lines.append(f"- {item.name} ({_count(item)} entries): {clean_line(item.summary, ENTRY_CHARS)}")
+            lines.append(f"- {item.name} ({_count(item)} entries): {item.summary}")
         else:
-            lines.append(f"- {item.name}: {clean_line(item.summary, ENTRY_CHARS)}")
+            lines.append(f"- {item.name}: {item.summary}")
     return fence("\n".join(lines))
 
 
@@ -130,7 +154,7 @@ async def summarize_category(client: ModelClient, template: Template, category: 
 def overview_content(opening: str, schema: Schema, categories: list[Category]) -> str:
     lines = ["Opening of the document:", opening.strip(), "", "Sections of the index:"]
     for c in categories:
-        lines.append(f"- {c.name} ({_count(c)} entries): {clean_line(c.summary, 2 * ENTRY_CHARS)}")
+        lines.append(f"- {c.name} ({_count(c)} entries): {c.summary}")
     if schema.overview:
         lines += ["", f"Index design: {schema.overview}"]
     return fence("\n".join(lines))

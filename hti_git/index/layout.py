@@ -207,7 +207,7 @@ class _Writer:
         for name, values in subject.fields.items():
             for value in values:
                 item = self._value(value)
-                cost = estimate_tokens(item["text"]) + 20
+                cost = estimate_tokens(item["text"]) + estimate_tokens(item.get("value", "")) + 20
                 if pages_fields[-1] and used + cost > budget:
                     pages_fields.append([])  # a value is moved whole to the next page, never cut
                     used = 40
@@ -238,7 +238,8 @@ class _Writer:
         }
 
     def _value(self, value: FieldValue) -> dict[str, Any]:
-        item: dict[str, Any] = {"text": value.text}
+        item: dict[str, Any] = {"value": value.value} if value.value and value.value != value.text else {}
+        item["text"] = value.text
         spans = sorted({(int(s), int(e)) for s, e in value.spans})
         if spans:
             item["spans"] = [[s, e] for s, e in spans]
@@ -312,6 +313,8 @@ def _render_subject(page: Page, lines: LineMap) -> str:
             if value.get("unverified"):
                 cites.append("unverified: evidence not found in source")
             text = _inline(value["text"])
+            if value.get("value"):
+                text = f"**{_inline(value['value'])}**: {text}"
             out.append(f"- {text}" + (f" ({'; '.join(cites)})" if cites else ""))
         out.append("")
     if meta.get("continued"):

@@ -11,9 +11,10 @@ Span = tuple[int, int]
 class FieldValue:
     """One value of a field with the source spans that support it (never a bare string)."""
 
-    text: str
+    text: str  # the document's own text at `spans` (a whole sentence or clause), or the model's if unverified
     spans: list[Span] = field(default_factory=list)
     unverified: bool = False  # the evidence quote could not be located in the source
+    value: str = ""  # the model's reading of `text` ("5 years"), when it differs from the text itself
 
 
 @dataclass

@@ -16,7 +16,7 @@ from hti_git.errors import BudgetExceededError, ConfigError, ModelError
 from hti_git.llm.cache import ResponseCache, cache_key
 from hti_git.llm.estimate import prompt_tokens
 from hti_git.llm.ledger import UsageLedger
-from hti_git.llm.provider import Completion, Provider, TransientModelError
+from hti_git.llm.provider import Completion, Provider, TransientModelError, TruncatedError
 
 T = TypeVar("T")
 
@@ -122,6 +122,9 @@ class ModelClient:
                         f"{_where(stage, label)}: model call failed after {attempts} attempt(s): {exc}"
                     ) from exc
                 await self._sleep(self.backoff_delay(attempt, exc.retry_after))
+            except TruncatedError as exc:
+                self.ledger.record(stage, exc.usage)  # a cut-off reply is billed like any other
+                raise TruncatedError(f"{_where(stage, label)}: {exc}", exc.usage) from exc
             except ModelError as exc:
                 raise ModelError(f"{_where(stage, label)}: {exc}") from exc
         raise AssertionError("unreachable")

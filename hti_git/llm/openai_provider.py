@@ -28,7 +28,7 @@ from hti_git.config import redact_url
 from hti_git.errors import ModelError
 from hti_git.llm.estimate import prompt_tokens
 from hti_git.llm.jsonschema import validation_errors
-from hti_git.llm.provider import Completion, TransientModelError, Usage
+from hti_git.llm.provider import Completion, TransientModelError, TruncatedError, Usage
 from hti_git.tokens import estimate_tokens
 
 _RETRYABLE_STATUS = {408, 409, 429}
@@ -189,11 +189,6 @@ class OpenAIProvider:
         refusal = getattr(message, "refusal", None)
         if refusal:
             raise ModelError(f"the model refused: {refusal}")
-        if getattr(choices[0], "finish_reason", None) == "length":
-            # Truncated output is never used: JSON would fail with a misleading parse error (and a
-            # repair turn would be cut off the same way), plain text would silently lose its end.
-            raise ModelError("the reply was cut off at the output-token limit (finish_reason 'length'); "
-                             "raise max_output_tokens in hti.yaml")
         text = message.content or ""
         usage = response.usage
         if usage is None:  # some local servers omit usage; estimate so budgets still work
@@ -202,6 +197,11 @@ class OpenAIProvider:
             details = getattr(usage, "prompt_tokens_details", None)
             cached = getattr(details, "cached_tokens", None) or 0
             spent = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, cached)
+        if getattr(choices[0], "finish_reason", None) == "length":
+            # Truncated output is never used: JSON would fail with a misleading parse error (and a
+            # repair turn would be cut off the same way), plain text would silently lose its end.
+            raise TruncatedError("the reply was cut off at the output-token limit (finish_reason 'length'); "
+                                 "raise max_output_tokens in hti.yaml", spent)
         return text, spent, response.model or self.model
 
     def _rejected_or_error(self, exc: openai.APIStatusError, response_format: dict | None) -> Exception:

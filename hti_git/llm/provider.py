@@ -50,6 +50,18 @@ class TransientModelError(ModelError):
         self.retry_after = retry_after
 
 
+class TruncatedError(ModelError):
+    """The reply stopped at the output-token limit (finish_reason "length"): never used as is.
+
+    Callers that can ask for less (extraction splits its chunk in two) catch it; others fail.
+    `usage` is what the cut-off call cost, so the ledger counts it like any other call.
+    """
+
+    def __init__(self, message: str, usage: Usage | None = None):
+        super().__init__(message)
+        self.usage = usage or Usage()
+
+
 @runtime_checkable
 class Provider(Protocol):
     """A model endpoint. Raise TransientModelError to ask for a retry, ModelError to give up."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from hti_git.errors import ModelError
 from hti_git.llm.jsonschema import validation_errors
-from hti_git.llm.provider import Completion, Usage
+from hti_git.llm.provider import Completion, TruncatedError, Usage
 from hti_git.tokens import estimate_tokens
 
 Response = str | dict | list | Completion | BaseException | Callable[[list[dict]], Any]
@@ -22,7 +22,8 @@ class ScriptedProvider:
     A response may be a string (text), a dict/list (JSON), a Completion, an exception (raised),
     or a callable taking the messages and returning any of those (to answer by content).
     `default` (same kinds) answers when the queue is empty; without it an empty queue is an error.
-    `delay` (seconds) makes each call await, so concurrency can be observed via `peak_in_flight`.
+    A reply longer than the call's `max_output_tokens` raises TruncatedError, as the OpenAI provider
+    does when a server stops at the limit. `delay` (seconds) makes each call await, so concurrency can be observed via `peak_in_flight`.
     With a schema, string/dict answers are validated like the real provider does (ModelError if
     invalid), so a test cannot pass on output the OpenAI path would reject.
     """
@@ -63,7 +64,13 @@ class ScriptedProvider:
                 raise AssertionError(f"ScriptedProvider: no response left for call {len(self.calls)}")
             if callable(response) and not isinstance(response, BaseException):
                 response = response(messages)
-            return self._completion(response, messages, schema)
+            completion = self._completion(response, messages, schema)
+            limit = params.get("max_output_tokens")
+            if limit and completion.usage.output_tokens > limit:
+                # as a real server does: the reply stops at the limit, and the provider refuses it
+                usage = Usage(completion.usage.input_tokens, limit)
+                raise TruncatedError(f"the reply was cut off at the output-token limit ({limit} tokens)", usage)
+            return completion
         finally:
             self.in_flight -= 1
 

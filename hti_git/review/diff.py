@@ -385,7 +385,10 @@ def _spans(value: dict[str, Any] | None) -> list[list[int]]:
 
 
 def _text(value: dict[str, Any]) -> str:
-    return " ".join(str(value.get("text", "")).split())
+    """A value as a reader sees it: the model's reading (when given) and its evidence text."""
+    text = " ".join(str(value.get("text", "")).split())
+    reading = " ".join(str(value.get("value") or "").split())
+    return f"{reading}: {text}" if reading else text
 
 
 # -- subject matching ------------------------------------------------------------------------------

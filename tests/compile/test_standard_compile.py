@@ -145,24 +145,32 @@ def test_a_reviewed_schema_file_skips_discovery(repo, model, contract_text, tmp_
     assert_verified(repo)
 
 
+def _record(i: int) -> str:
+    return f"Record {i}: " + " ".join(f"the Consultant shall keep ledger {i}-{j}." for j in range(6))
+
+
 def _hostile(messages):
     """The stub's answers, plus what a careless or hostile model might return in each chunk."""
     answer = reply(messages)
     if messages[0]["content"].startswith("You fill in"):
-        huge = " ".join(f"The Consultant shall keep record number {i} of the engagement." for i in range(400))
+        records = [{"field": field, "value": _record(i), "anchor": "made up"}
+                   for field in ("text", "section") for i in range(12)]
         answer["subjects"] += [
             {"category": "weather", "name": "Rain", "aliases": [], "summary": "", "fields": []},
             {"category": "clauses", "name": "../../etc/passwd", "aliases": ["../.git/config"], "summary": "x",
-             "fields": [{"field": "text", "value": "pwned", "quote": "this sentence is not in the contract"}]},
+             "fields": [{"field": "text", "value": "pwned", "anchor": "this sentence is not in the contract"}]},
             {"category": "clauses", "name": "Records", "aliases": [], "summary": "Records.",
-             "fields": [{"field": "text", "value": huge, "quote": "made up"}]},
+             "fields": records},
+            {"category": "clauses", "name": "Essay", "aliases": [], "summary": "An essay.",
+             "fields": [{"field": "text", "value": "word " * 5000, "anchor": "made up"}]},
         ]
     return answer
 
 
 def test_hostile_model_output_is_contained(repo, contract_text):
     model = ScriptedProvider(default=_hostile)
-    result = compile_standard(repo, contract_text, model)
+    # a server that allows long replies: what it sends is contained, however much of it there is
+    result = compile_standard(repo, contract_text, model, settings(max_output_tokens=200_000))
     assert any("unknown category 'weather'" in w for w in result.warnings)
     report = assert_verified(repo)
     assert report.unverified_skipped >= 2
@@ -175,15 +183,17 @@ def test_hostile_model_output_is_contained(repo, contract_text):
     assert page.meta["fields"][0]["values"][0] == {"text": "pwned", "unverified": True}
     assert "unverified: evidence not found in source" in page.body
     records = sorted(f for f in files if "/records" in f)
-    assert len(records) >= 3 and any("--" in f for f in records)  # continuation pages
+    assert len(records) >= 2 and any("--" in f for f in records)  # continuation pages
     budget = settings().page_budget
     pieces = []
     for f in sorted(records, key=lambda f: (len(f), f)):
         page = repo.snapshot("HEAD").page(f)
         assert estimate_tokens(page.body) <= budget * 1.5
         pieces += [v["text"] for fld in page.meta["fields"] for v in fld["values"] if v.get("unverified")]
-    assert " ".join(pieces) == " ".join(f"The Consultant shall keep record number {i} of the engagement."
-                                        for i in range(400))  # nothing cut
+    assert pieces == [_record(i) for i in range(12)] * 2  # every value whole, in order, on some page
+    essay = repo.snapshot("HEAD").page(next(f for f in files if f.endswith("/essay.md")))
+    value = essay.meta["fields"][0]["values"][0]["text"]
+    assert value.endswith("…") and len(value) <= 300  # a value is a short reading, not an essay
 
 
 def test_a_model_finding_nothing_gives_a_root_only_index(repo, contract_text):

@@ -8,7 +8,7 @@ from hti_git.compile.discover import sample_text
 from hti_git.compile.extract import Extracted, locate_value, parse_extraction
 from hti_git.compile.group import _plan
 from hti_git.compile.merge import merge
-from hti_git.compile.quotes import QuoteLocator
+from hti_git.compile.quotes import QuoteLocator, widen_to_sentence
 from hti_git.compile.schema import schema_from_data
 from hti_git.errors import UsageError
 from hti_git.index.model import FieldValue
@@ -37,7 +37,7 @@ def _parse(reply, text=TEXT, chunk=None, notes=None, max_tokens=500):
 
 def _subject(category, name, *fields, aliases=()):
     return {"category": category, "name": name, "aliases": list(aliases), "summary": f"{name}.",
-            "fields": [{"field": f, "value": v, "quote": q} for f, v, q in fields]}
+            "fields": [{"field": f, "value": v, "anchor": q} for f, v, q in fields]}
 
 
 # -- schema ------------------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ def test_discovery_sample_stays_within_budget():
     text = _paragraphs(400)
     sample = sample_text(text, 800)
     assert estimate_tokens(sample) <= 950
-    assert sample.startswith("0. Paragraph 0") and "excerpt at" in sample
+    assert sample.startswith("[opening]\n0. Paragraph 0") and "excerpt at" in sample
     assert sample_text("short text", 800) == "short text"
 
 
@@ -129,14 +129,46 @@ def test_quotes_are_looked_for_only_within_the_chunk():
     assert locator.find("Acme Corp", 0, 100) is not None
 
 
-def test_a_value_is_the_documents_own_text_at_its_span():
-    value = locate_value("LESSOR", 'Acme Corp. (the "Lessor")', WHOLE, QuoteLocator(TEXT))
+def test_a_value_is_a_reading_with_its_whole_sentence_as_evidence():
+    value = locate_value("Acme is the lessor", 'Acme Corp. (the "Lessor")', WHOLE, QuoteLocator(TEXT))
     start, end = value.spans[0]
-    assert value.text == "Lessor" and TEXT[start:end] == "Acme Corp. (the “Lessor”)"
-    paraphrase = locate_value("one month", "thirty (30) days' written notice", WHOLE, QuoteLocator(TEXT))
-    assert paraphrase.text == TEXT[paraphrase.spans[0][0]:paraphrase.spans[0][1]]
+    # the anchor widens to its whole sentence ("Corp." does not end it); the text is the document's own
+    assert value.text == TEXT[start:end] == ("THIS LEASE is made between Acme Corp. (the “Lessor”) and "
+                                             "Bob Smith (the “Lessee”).")
+    assert value.value == "Acme is the lessor"
+    notice = locate_value("30 days' written notice", "thirty (30) days' written notice", WHOLE, QuoteLocator(TEXT))
+    assert TEXT[slice(*notice.spans[0])] == ("Either party may terminate this Lease on thirty (30) days’ written "
+                                             "notice\nto the other party.")
     missing = locate_value("ninety days", "ninety (90) days notice", WHOLE, QuoteLocator(TEXT))
     assert missing.unverified and missing.spans == [] and missing.text == "ninety days"
+
+
+def test_a_short_value_is_its_own_anchor():
+    value = locate_value("Bob Smith", "", WHOLE, QuoteLocator(TEXT))
+    assert value.text.startswith("THIS LEASE") and value.text.endswith("(the “Lessee”).") and value.value == "Bob Smith"
+
+
+@pytest.mark.parametrize("words, sentence", [
+    ("governed by the laws", "This Agreement is governed by the laws of the State of Texas."),
+    ("renew the agreement", "(b) The BSP then have the option to renew the agreement for 5 years."),
+    ("$5,000", "Set-up fee $5,000"),
+    ("U.S. dollars", "All fees are payable in U.S. dollars by Alpha Inc. to Beta Co. within 30 days."),
+])
+def test_located_words_widen_to_their_whole_sentence(words, sentence):
+    text = ("7.10 Governing Law. This Agreement is governed by the laws of the State of Texas. Nothing else.\n"
+            "(a) Term. Five years.\n(b) The BSP then have the option to renew the agreement for 5 years.\n\n"
+            "Set-up fee $5,000\n\nAll fees are payable in U.S. dollars by Alpha Inc. to Beta Co. within 30 days.\n")
+    start, end = QuoteLocator(text).find(words)
+    s, e = widen_to_sentence(text, start, end)
+    assert text[s:e] == sentence
+
+
+def test_an_overlong_sentence_narrows_to_its_clause_never_mid_word():
+    text = "The Company shall " + "do a thing, " * 120 + "pay the fee within 30 days; and " + "more words " * 120 + "end."
+    start, end = QuoteLocator(text).find("pay the fee within 30 days")
+    s, e = widen_to_sentence(text, start, end)
+    assert s <= start and e >= end and e - s <= 800 + (end - start)
+    assert (s == 0 or text[s - 1].isspace()) and (e == len(text) or text[e].isspace() or text[e - 1] in ";.")
 
 
 # -- extraction replies ------------------------------------------------------------------------------

@@ -183,7 +183,7 @@ def _hostile_reply(messages):
         for i, name in enumerate(HOSTILE):
             answer["subjects"].append({
                 "category": "clauses", "name": name, "aliases": [HOSTILE[-1 - i]], "summary": HOSTILE[(i + 4) % len(HOSTILE)],
-                "fields": [{"field": "text", "value": HOSTILE[(i + 9) % len(HOSTILE)] or "x", "quote": quote}]})
+                "fields": [{"field": "text", "value": HOSTILE[(i + 9) % len(HOSTILE)] or "x", "anchor": quote}]})
     elif isinstance(answer, dict) and "summary" in answer:
         answer["summary"] = "<script>x</script> [evil](https://evil.example) ---\nkind: root\n\x00"
     if isinstance(answer, dict) and "title" in answer:
@@ -193,7 +193,7 @@ def _hostile_reply(messages):
 
 def test_standard_compile_with_hostile_model_output(index_path):
     repo = IndexRepo(index_path)
-    result = compile_path(repo, CONTRACT, Settings(model="hostile"), method="standard",
+    result = compile_path(repo, CONTRACT, Settings(model="hostile", max_output_tokens=100_000), method="standard",
                           standard=StandardOptions(provider=ScriptedProvider(default=_hostile_reply)))
     assert result.status == "committed"
     files = subprocess.run(["git", "-C", str(index_path), "ls-files"], capture_output=True, text=True).stdout.split()

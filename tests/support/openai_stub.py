@@ -16,7 +16,9 @@ thread per connection. Each request takes the next queued behaviour (`enqueue`),
 else a normal answer from `handler` (default: a minimal instance of the requested JSON schema,
 `{"ok": true}` in JSON mode, "ok" otherwise) after `latency` seconds. `reject_json_schema=True`
 answers 400 to any request whose response_format is json_schema, like servers that lack it.
-Usage reports estimated prompt/completion tokens and `cached_tokens`.
+Usage reports estimated prompt/completion tokens and `cached_tokens`. A reply over the request's
+`max_tokens` (or `max_completion_tokens`) is cut there with `finish_reason: "length"`, as real
+servers do.
 """
 
 from __future__ import annotations
@@ -238,6 +240,11 @@ class OpenAIStub:
         text = content if isinstance(content, str) else json.dumps(content)
         prompt = sum(estimate_tokens(str(m.get("content", ""))) for m in body.get("messages", []))
         completion = estimate_tokens(text)
+        finish = "stop"
+        limit = body.get("max_tokens") or body.get("max_completion_tokens")
+        if limit and completion > limit:
+            # as real servers do: the reply stops at the limit and says so
+            text, completion, finish = cut_to_tokens(text, limit), limit, "length"
         with self._lock:
             number = len(self.requests)
         return {
@@ -246,7 +253,7 @@ class OpenAIStub:
             "created": 0,
             "model": body.get("model") or self.model,
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
             ],
             "usage": {
                 "prompt_tokens": prompt,
@@ -280,6 +287,18 @@ class OpenAIStub:
             data["choices"] = []
             return 200, {}, _json(data)
         return 200, {}, _json(self._completion(request.body, behaviour.content))
+
+
+def cut_to_tokens(text: str, limit: int) -> str:
+    """The longest prefix of `text` within `limit` estimated tokens (where a server would stop)."""
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if estimate_tokens(text[:mid]) <= limit:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo]
 
 
 def _json(data: Any) -> bytes:

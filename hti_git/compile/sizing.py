@@ -1,0 +1,59 @@
+"""How much one extraction call may take on: its reply must fit `max_output_tokens`, its prompt the
+model's context window.
+
+A fixed 30,000-character chunk asked real models for 7-14K tokens of reply against a 4,096-token
+limit. Here the passage is sized from the output limit instead: the prompt asks for at most
+`max_subjects` subjects of compact evidence (a short value and a few anchor words each), and the
+passage holds about as much text as such a reply can cover. When a reply still stops at the limit,
+extraction splits the chunk in two (compile/extract.py), so no compile fails for length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hti_git.config import Settings
+from hti_git.tokens import estimate_tokens
+
+# Passage tokens per token of output limit. A subject costs ~SUBJECT_REPLY_TOKENS of reply and
+# capable models find about one per 400-700 characters of contract text, so a reply runs at
+# 0.3-0.7x the passage's tokens; 1.25x the limit leaves that reply room to spare.
+PASSAGE_PER_OUTPUT = 1.25
+SUBJECT_REPLY_TOKENS = 130  # one subject with a one-line summary and two or three compact values
+REPLY_SHARE = 0.85  # of max_output_tokens that the subject cap may fill (JSON punctuation, slack)
+MIN_SUBJECTS = 4
+MIN_CHUNK_CHARS = 2_000  # a chunk is never sized (or split) below this
+PROMPT_MARGIN_TOKENS = 300  # tokenizer differences between our estimate and the server's
+
+
+@dataclass(frozen=True)
+class ExtractionSize:
+    chunk_chars: int
+    overlap_chars: int
+    max_subjects: int
+
+
+def max_subjects(max_output_tokens: int) -> int:
+    """Subjects one extraction reply may list and still fit `max_output_tokens`."""
+    return max(MIN_SUBJECTS, int(max_output_tokens * REPLY_SHARE / SUBJECT_REPLY_TOKENS))
+
+
+def extraction_size(settings: Settings, text: str, prompt_overhead_tokens: int) -> ExtractionSize:
+    """Chunk size (characters) and subject cap for extracting `text` under `settings`.
+
+    `chunk_size` in hti.yaml, when set, is used as given unless the context window cannot hold it;
+    `auto` (the default) derives it from max_output_tokens. `prompt_overhead_tokens` is the prompt
+    without the passage (instructions and schema).
+    """
+    chars_per_token = len(text) / max(1, estimate_tokens(text)) if text else 4.0
+    tokens = int(settings.max_output_tokens * PASSAGE_PER_OUTPUT)
+    if settings.chunk_size is not None:
+        tokens = int(settings.chunk_size / chars_per_token) + 1
+    if settings.context_window is not None:
+        room = settings.context_window - settings.max_output_tokens - prompt_overhead_tokens - PROMPT_MARGIN_TOKENS
+        tokens = min(tokens, room)
+    chars = max(MIN_CHUNK_CHARS, int(tokens * chars_per_token))
+    if settings.chunk_size is not None and settings.context_window is None:
+        chars = settings.chunk_size
+    overlap = min(settings.chunk_overlap, chars // 16)  # a boundary subject needs its sentence, not a page
+    return ExtractionSize(chars, overlap, max_subjects(settings.max_output_tokens))

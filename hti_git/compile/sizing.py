@@ -19,8 +19,11 @@ from hti_git.tokens import estimate_tokens
 # capable models find about one per 400-700 characters of contract text, so a reply runs at
 # 0.3-0.7x the passage's tokens; 1.25x the limit leaves that reply room to spare.
 PASSAGE_PER_OUTPUT = 1.25
-SUBJECT_REPLY_TOKENS = 130  # one subject with a one-line summary and two or three compact values
-REPLY_SHARE = 0.85  # of max_output_tokens that the subject cap may fill (JSON punctuation, slack)
+# Measured with a capable model answering through the manual endpoint: 410-560 characters (100-140
+# tokens) per subject. At a cap that filled 85% of the limit, one reply in four ran over and its
+# chunk had to be extracted again as two halves (input and output paid twice): leave a margin.
+SUBJECT_REPLY_TOKENS = 150  # one subject with a one-line summary and two or three compact values
+REPLY_SHARE = 0.7  # of max_output_tokens that the subject cap may fill
 MIN_SUBJECTS = 4
 MIN_CHUNK_CHARS = 2_000  # a chunk is never sized (or split) below this
 PROMPT_MARGIN_TOKENS = 300  # tokenizer differences between our estimate and the server's

@@ -194,7 +194,7 @@ _TYPICAL_SCHEMA = Schema(
 # How a capable model's replies run, for the parts of a compile that depend on them. Calibrated on
 # real replies to these prompts (README, "The standard compile with a capable model").
 CHARS_PER_SUBJECT = 600  # one subject per this much passage, up to the subject cap
-SUBJECT_REPLY_TOKENS = 95  # one subject in an extraction reply
+SUBJECT_REPLY_TOKENS = 120  # one subject in an extraction reply (a capable model: 100-140)
 MULTI_CHUNK_SHARE = 0.05  # subjects met again in a later chunk (parties, defined terms): re-summarised
 DISCOVER_REPLY_TOKENS = 700
 SUBJECT_LINE_TOKENS = 45  # a one-line summary, or a subject's line in a category prompt

@@ -200,6 +200,7 @@ DISCOVER_REPLY_TOKENS = 700
 SUBJECT_LINE_TOKENS = 45  # a one-line summary, or a subject's line in a category prompt
 SUBJECT_PROMPT_TOKENS = 110  # a subject's values in a summary prompt
 CATEGORY_REPLY_TOKENS = 110
+GROUP_SUMMARY_TOKENS = 55  # a group's summary, written in its category's call
 ROOT_REPLY_TOKENS = 180
 GROUP_REPLY_TOKENS_PER_SUBJECT = 6
 CATEGORY_PROMPT_TOKENS = 150  # a category prompt without its entries
@@ -258,21 +259,20 @@ def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | 
         add("summarize", calls * CATEGORY_PROMPT_TOKENS // 2 + again * SUBJECT_PROMPT_TOKENS,
             again * SUBJECT_LINE_TOKENS, calls=calls)
     # Categories fill unevenly (one usually holds most subjects): the i-th largest takes a share
-    # proportional to 1/i. One that overflows a page is grouped (one call), and every group is
-    # summarised like a category.
+    # proportional to 1/i. One that overflows a page is grouped (one call); its groups are
+    # summarised in the category's own summary call.
     layout = LayoutOptions(settings.page_budget, settings.fanout)
     weights = [1 / (i + 1) for i in range(categories)]
-    sections = 0
+    group_count = 0
     for weight in weights:
         held = subjects * weight / sum(weights)
-        sections += 1
         if held > layout.fanout or held * (SUBJECT_LINE_TOKENS + 16) > layout.page_budget:
             groups = groups_for(round(held), 0, layout)
-            sections += groups
+            group_count += groups
             add("layout", CATEGORY_PROMPT_TOKENS // 2 + int(held * 12),
                 int(held * GROUP_REPLY_TOKENS_PER_SUBJECT + groups * 15))
-    add("summarize", sections * CATEGORY_PROMPT_TOKENS + subjects * SUBJECT_LINE_TOKENS,
-        sections * CATEGORY_REPLY_TOKENS, calls=sections)
+    add("summarize", categories * CATEGORY_PROMPT_TOKENS + subjects * SUBJECT_LINE_TOKENS + group_count * 10,
+        categories * CATEGORY_REPLY_TOKENS + group_count * GROUP_SUMMARY_TOKENS, calls=categories)
     add("summarize", ROOT_PROMPT_TOKENS + categories * CATEGORY_REPLY_TOKENS, ROOT_REPLY_TOKENS)
     document = estimate_tokens(source.text)
     total_in = sum(s["input_tokens"] for s in stages.values())

@@ -122,33 +122,61 @@ def _count(category: Category) -> int:
     return len(category.subjects) + sum(_count(c) for c in category.children)
 
 
+def _leaf(category: Category) -> bool:
+    return not category.children
+
+
 def category_content(category: Category, description: str) -> str:
+    """A category as its summary prompt shows it: its entries with their whole summaries; a group
+    of subjects (a leaf sub-section the layout made) is shown with its own entries, id G1, G2..."""
     lines = [f"Section: {category.name}"]
     if description:
         lines.append(f"About: {description}")
     lines.append("Entries:")
+    groups = 0
     for item in entries(category):
-        if isinstance(item, Category):
+        if isinstance(item, Category) and _leaf(item):
+            groups += 1
+            lines.append(f"- [G{groups}] {item.name} ({_count(item)} entries):")
+            lines += [f"    - {s.name}: {s.summary}" for s in entries(item)]
+        elif isinstance(item, Category):
             lines.append(f"- {item.name} ({_count(item)} entries): {item.summary}")
         else:
             lines.append(f"- {item.name}: {item.summary}")
     return fence("\n".join(lines))
 
 
+def category_schema(groups: int) -> dict[str, Any]:
+    item = {"type": "object", "properties": {"id": {"type": "string"}, "summary": {"type": "string"}},
+            "required": ["id", "summary"], "additionalProperties": False}
+    return {"type": "object",
+            "properties": {"summary": {"type": "string"},
+                           "groups": {"type": "array", "items": item, "maxItems": groups}},
+            "required": ["summary", "groups"], "additionalProperties": False}
+
+
 def fallback_category_summary(category: Category) -> str:
     names = [item.name for item in entries(category)]
-    text = f"{len(names)} entries: " + "; ".join(names)
+    text = f"{len(names)} {'entry' if len(names) == 1 else 'entries'}: " + "; ".join(names)
     return text if len(text) <= 320 else text[:317].rsplit(";", 1)[0] + "; …"
 
 
 async def summarize_category(client: ModelClient, template: Template, category: Category,
                              descriptions: dict[int, str]) -> None:
-    """Summaries of a category tree, children first (siblings concurrently), then the category."""
-    await asyncio.gather(*(summarize_category(client, template, c, descriptions) for c in category.children))
+    """The summary of a category and, in the same call, of each group of subjects under it (one
+    call per category, not per group); deeper sub-categories first, concurrently."""
+    await asyncio.gather(*(summarize_category(client, template, c, descriptions)
+                           for c in category.children if not _leaf(c)))
+    groups = [c for c in entries(category) if isinstance(c, Category) and _leaf(c)]
     content = category_content(category, descriptions.get(id(category), ""))
-    completion = await client.complete("summarize", template.messages(category=content), SUMMARY_SCHEMA,
-                                       label=category.name)
-    category.summary = clean_line(_reply(completion), CATEGORY_SUMMARY_CHARS) or fallback_category_summary(category)
+    completion = await client.complete("summarize", template.messages(category=content),
+                                       category_schema(len(groups)), label=category.name)
+    data = completion.json if isinstance(completion.json, dict) else {}
+    category.summary = clean_line(data.get("summary") or "", CATEGORY_SUMMARY_CHARS) or fallback_category_summary(category)
+    given = {str(g.get("id", "")).strip("[] ").upper(): g.get("summary") for g in data.get("groups") or []
+             if isinstance(g, dict)}
+    for i, group in enumerate(groups, 1):
+        group.summary = clean_line(given.get(f"G{i}") or "", CATEGORY_SUMMARY_CHARS) or fallback_category_summary(group)
 
 
 def overview_content(opening: str, schema: Schema, categories: list[Category]) -> str:

@@ -117,10 +117,14 @@ def reply(messages: list[dict]) -> dict:
     if system.startswith("You summarize a section"):
         body = document_text(user)
         name = re.search(r"Section: (.*)", body)
-        entries = re.findall(r"^- ([^:(]+)", body, re.M)
+        entries = re.findall(r"^- (?:\[G\d+\] )?([^:(]+)", body, re.M)
+        groups = [{"id": g, "summary": f"{title.strip()}: {count} entries on who does what and when, with the "
+                                       f"amounts and dates that apply."}
+                  for g, title, count in re.findall(r"^- \[(G\d+)\] ([^(]+)\((\d+) entr", body, re.M)]
         return {"summary": f"{name.group(1) if name else 'Section'}: {len(entries)} entries, "
                            f"including {'; '.join(e.strip() for e in entries[:8])}. They set out who does what, "
-                           f"when and on which conditions, with the amounts and dates that apply."}
+                           f"when and on which conditions, with the amounts and dates that apply.",
+                "groups": groups}
     if system.startswith("You write the root page"):
         opening = document_text(user).split("\n\nSections of the index:")[0].removeprefix("Opening of the document:")
         m = re.search(r"\S.{2,80}?AGREEMENT", opening, re.I)

@@ -58,14 +58,20 @@ words. ask(question) runs hti-git's own navigation (offline, extractive) as a sh
 supports an answer, say it is not in the document rather than guessing."""
 
 
-def _cap(text: str, limit: int, hint: str = "") -> str:
-    """`text` cut to `limit` characters, saying so (and how to read on) when it was cut."""
+def _cut(text: str, limit: int) -> str:
+    """The first `limit` characters of `text`, ending at a line break when one is near."""
     if len(text) <= limit:
         return text
     cut = text[:limit]
     nl = cut.rfind("\n")
-    if nl > limit * 0.8:
-        cut = cut[:nl]
+    return cut[:nl] if nl > limit * 0.8 else cut
+
+
+def _cap(text: str, limit: int, hint: str = "") -> str:
+    """`text` cut to `limit` characters, saying so (and how to read on) when it was cut."""
+    cut = _cut(text, limit)
+    if cut == text:
+        return text
     more = f"; {hint}" if hint else ""
     return f"{cut}\n[truncated: showed {len(cut):,} of {len(text):,} characters{more}]"
 
@@ -249,10 +255,12 @@ class IndexService:
                 text = snap.read_text(path)
             if offset >= len(text) and offset:
                 raise UsageError(f"offset {offset} is past the end of {path} ({len(text):,} characters)")
-            part = text[offset:]
-            return _cap(part, limit, f"read on with read_page(path, offset={offset + limit})") if offset == 0 \
-                else _cap(f"[{path} from character {offset:,}]\n" + part, limit,
-                          f"read on with read_page(path, offset={offset + limit})")
+            part = _cut(text[offset:], limit)
+            end = offset + len(part)
+            head = f"[{path} from character {offset:,}]\n" if offset else ""
+            note = (f"\n[truncated: showed characters {offset:,}-{end:,} of {len(text):,}; "
+                    f"read on with read_page(path, offset={end})]") if end < len(text) else ""
+            return head + part + note
 
     def _lines(self, snap: Snapshot, doc: str) -> LineMap:
         key = ("lines", doc)

@@ -40,14 +40,31 @@ def _gold(category: str) -> dict:
     return next(r for r in rows if r["doc"] == DOC and r["category"] == category)
 
 
-@pytest.fixture
-def idx(tmp_path) -> Path:
-    """An index repository with the shared consulting agreement compiled with --method fast."""
-    init_index(tmp_path / "idx")
-    result = CliRunner().invoke(main, ["-C", str(tmp_path / "idx"), "compile", "--method", "fast",
-                                       str(FIXTURES / f"{DOC}.txt")])
+def _compiled(root: Path) -> Path:
+    init_index(root)
+    result = CliRunner().invoke(main, ["-C", str(root), "compile", "--method", "fast", str(FIXTURES / f"{DOC}.txt")])
     assert result.exit_code == 0, result.output
-    return tmp_path / "idx"
+    return root
+
+
+@pytest.fixture(scope="module")
+def shared_idx(tmp_path_factory) -> Path:
+    """One index repository with the shared consulting agreement compiled with --method fast, for the
+    tests that only read it (compiled once per module, under the same pinned identity as conftest)."""
+    root = tmp_path_factory.mktemp("mcp")
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HTI_MODEL", "HTI_METHOD"):
+            mp.delenv(name, raising=False)
+        for name, value in {"GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
+                            "GIT_COMMITTER_NAME": "Test Committer", "GIT_COMMITTER_EMAIL": "committer@example.com",
+                            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": str(root / ".gitconfig")}.items():
+            mp.setenv(name, value)
+        return _compiled(root / "idx")
+
+
+@pytest.fixture
+def idx(shared_idx) -> Path:
+    return shared_idx
 
 
 def _git(root: Path, *args: str) -> str:
@@ -255,8 +272,9 @@ def test_read_source_cites_exact_spans(service, idx):
         service.read_source(DOC, line, line, start_char=0, end_char=10)  # outside the lines asked for
 
 
-def test_revisions_search_ask_and_diff(service, idx):
-    init_index(idx)  # no-op, the repository exists
+def test_revisions_search_ask_and_diff(tmp_path):
+    idx = _compiled(tmp_path / "idx")  # this test commits, so it has a repository of its own
+    service = IndexService(idx)
     amended = idx.parent / f"{DOC}.txt"
     amended.write_text((FIXTURES / f"{DOC}.txt").read_text().replace("State of New York", "State of Delaware"))
     result = CliRunner().invoke(main, ["-C", str(idx), "compile", "--method", "fast", "--in-place", str(amended)])
@@ -271,3 +289,4 @@ def test_revisions_search_ask_and_diff(service, idx):
     diff = service.diff("HEAD~1", "HEAD")
     assert "Delaware" in diff and "7.10 Governing Law" in diff
     assert service.diff("HEAD", "HEAD").startswith("No index changes")
+    service.close()

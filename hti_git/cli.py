@@ -708,6 +708,22 @@ def schema_discover(ctx: click.Context, docs: tuple[str, ...], output: str, mode
         click.echo(f"  note: {note}", err=True)
 
 
+@main.command(name="mcp", context_settings=CONTEXT)
+@click.pass_context
+def mcp_command(ctx: click.Context) -> None:
+    """Serve this index to agents over the Model Context Protocol (stdio), read-only, at any revision.
+
+    Needs the extra: pip install 'hti-git[mcp]'. See the README for the mcpServers snippet.
+
+    \b
+    Example:
+      hti-git -C /path/to/index mcp
+    """
+    from hti_git.mcp_server import serve
+
+    serve(ctx.obj["dir"])
+
+
 def run() -> None:  # pragma: no cover - console entry for `python -m hti_git`
     main(prog_name="hti-git", windows_expand_args=False)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from hti_git.compile.quotes import QuoteLocator, normalise, widen_to_sentence
 from hti_git.compile.schema import CategorySpec, Schema
-from hti_git.compile.sizing import MIN_CHUNK_CHARS
+from hti_git.compile.sizing import MIN_CHUNK_CHARS, SUBJECT_REPLY_TOKENS
 from hti_git.index.model import FieldValue
 from hti_git.index.slug import slugify
 from hti_git.llm.client import ModelClient
@@ -57,7 +57,7 @@ def extract_schema(max_subjects: int) -> dict[str, Any]:
                         "summary": {"type": "string"},
                         "fields": {
                             "type": "array",
-                            "maxItems": 8,
+                            "maxItems": 4,
                             "items": {
                                 "type": "object",
                                 "properties": {
@@ -101,7 +101,14 @@ def clean_line(value: Any, limit: int) -> str:
 
 def extraction_messages(template: Template, schema: Schema, chunk_text: str, max_subjects: int) -> list[dict]:
     """The request for one chunk: schema and fenced text only (no offsets, no chunk number)."""
-    return template.messages(schema=schema.prompt_text(), document=fence(chunk_text), max_subjects=str(max_subjects))
+    return template.messages(schema=schema.prompt_text(), document=fence(chunk_text), max_subjects=str(max_subjects),
+                             reply_words=str(reply_words(max_subjects)))
+
+
+def reply_words(max_subjects: int) -> int:
+    """The reply length to ask for: the subject cap's share of the output limit, in words (a JSON
+    reply runs about two tokens a word), rounded to hundreds."""
+    return max(100, round(max_subjects * SUBJECT_REPLY_TOKENS / 2, -2))
 
 
 async def extract_chunk(client: ModelClient, template: Template, schema: Schema, chunk: Chunk,

@@ -62,6 +62,7 @@ async def ask_llm_async(snapshot: Snapshot, question: str, client: ModelClient, 
     """The async form of ask_llm, for callers that ask many questions in one event loop."""
     answer = Answer(question=question, answer="", found=False, rev=snapshot.rev, commit=snapshot.sha, method="llm")
     before = client.ledger.total()
+    stages_before = client.ledger.to_dict()["stages"]
     available, candidates = requested_documents(snapshot, docs)
     if candidates is None:
         candidates = await route(snapshot, question, available, client, load_template("route", repo_root), answer.trace)
@@ -97,8 +98,19 @@ async def ask_llm_async(snapshot: Snapshot, question: str, client: ModelClient, 
         "cached_calls": after.cached_calls - before.cached_calls,
         "input_tokens": after.input_tokens - before.input_tokens,
         "output_tokens": after.output_tokens - before.output_tokens,
+        "stages": _stage_deltas(stages_before, client.ledger.to_dict()["stages"]),
     }
     return answer
+
+
+def _stage_deltas(before: dict, after: dict) -> dict:
+    """Per-stage counters spent between two ledger readings (route, navigate, answer)."""
+    out = {}
+    for stage, counts in after.items():
+        delta = {k: v - before.get(stage, {}).get(k, 0) for k, v in counts.items()}
+        if any(delta.values()):
+            out[stage] = delta
+    return out
 
 
 def render_evidence(items: list[Evidence]) -> str:

@@ -45,6 +45,11 @@ class Evidence:
     spans: list[tuple[int, int]] = field(default_factory=list)
     pages: list[int] = field(default_factory=list)
     unverified: bool = False
+    anywhere: bool = False  # a listing's summary: a quote from it is looked for in the whole source
+
+
+SUMMARY_LABEL = "summary"
+MIN_ANYWHERE_QUOTE_CHARS = 12  # a summary's quote located anywhere in the source must be this specific
 
 
 class EvidenceBook:
@@ -56,22 +61,43 @@ class EvidenceBook:
         self._by_page: dict[str, list[Evidence]] = {}
 
     def add_page(self, page: Page) -> list[Evidence]:
-        """Register every field value of a subject page (once) and return its items."""
+        """Register what a page read during navigation offers as evidence (once) and return it: its
+        summary (a subject's summary restates its values, so it carries their spans; a listing's
+        summary is citable by a quote found in the source), then each field value, shown as the
+        model's reading with its whole evidence sentence. A sentence that backs several fields of
+        the page is one item, labelled with all of them."""
         if page.path in self._by_page:
             return self._by_page[page.path]
-        found = []
+        found: list[Evidence] = []
         doc = page.path.split("/", 1)[0]
-        for fld in page.meta.get("fields") or []:
-            for value in fld.get("values") or []:
-                spans = [(int(s), int(e)) for s, e in (value.get("spans") or [])]
-                found.append(self.add(doc, page.path, str(fld.get("name", "")), str(value.get("text", "")), spans,
-                                      list(value.get("pages") or []), bool(value.get("unverified"))))
+        values = [(str(fld.get("name", "")), value) for fld in page.meta.get("fields") or []
+                  for value in fld.get("values") or [] if isinstance(value, dict)]
+        if page.summary:
+            spans = sorted({(int(s), int(e)) for _, v in values for s, e in (v.get("spans") or [])})
+            pages = sorted({int(p) for _, v in values for p in (v.get("pages") or [])})
+            found.append(self.add(doc, page.path, SUMMARY_LABEL, page.summary, spans, pages,
+                                  anywhere=page.kind != "subject"))
+        by_text: dict[str, Evidence] = {}
+        for name, value in values:
+            text = str(value.get("text", ""))
+            reading = str(value.get("value") or "")
+            shown = f"{reading} | {text}" if reading else text
+            spans = [(int(s), int(e)) for s, e in (value.get("spans") or [])]
+            key = " ".join(text.split()) + repr(spans)
+            if key in by_text and reading == "":
+                by_text[key].label += f" / {name}"
+                continue
+            item = self.add(doc, page.path, name, shown, spans, list(value.get("pages") or []),
+                            bool(value.get("unverified")))
+            by_text.setdefault(key, item)
+            found.append(item)
         self._by_page[page.path] = found
         return found
 
     def add(self, doc: str, page: str, label: str, text: str, spans: list[tuple[int, int]],
-            pages: list[int] | None = None, unverified: bool = False) -> Evidence:
-        item = Evidence(f"{self.prefix}{len(self.items) + 1}", doc, page, label, text, spans, pages or [], unverified)
+            pages: list[int] | None = None, unverified: bool = False, anywhere: bool = False) -> Evidence:
+        item = Evidence(f"{self.prefix}{len(self.items) + 1}", doc, page, label, text, spans, pages or [], unverified,
+                        anywhere)
         self.items[item.id] = item
         return item
 
@@ -93,6 +119,14 @@ def check_citation(item: Evidence, quote: str, source: str, lines: LineMap) -> t
     """(Citation, "") when the item's spans exist in `source` and the quote is in them, else (None, why)."""
     if item.unverified:
         return None, f"{item.id}: the index marks this value unverified (no evidence in the source)"
+    if item.anywhere and not item.spans:
+        # a listing summary has no spans of its own: its quote must be the document's own words
+        words = " ".join(quote.split())
+        hit = find_quote(source, 0, len(source), words) if len(words) >= MIN_ANYWHERE_QUOTE_CHARS else None
+        if hit is None:
+            return None, f"{item.id}: a summary's quote must be copied from the document (not found in source.txt)"
+        s, e = hit
+        return Citation(item.doc, item.page, s, e, lines.lines(s, e), lines.pages(s, e), source[s:e]), ""
     if not item.spans:
         return None, f"{item.id}: the value has no source span"
     if any(not (0 <= s < e <= len(source)) for s, e in item.spans):

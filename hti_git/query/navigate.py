@@ -32,10 +32,8 @@ NAVIGATE_SCHEMA = {
     "required": ["action", "links", "reason"],
     "additionalProperties": False,
 }
-LINK_SUMMARY_CHARS = 120  # one line per link: enough to choose, cheap enough to list a dozen
-VALUE_PREVIEW_CHARS = 160  # navigation previews a subject's values; the answer step reads them whole
-PAGE_CHARS = 2400
-LISTING_SUMMARY_CHARS = 300  # a listing's links follow; its summary is an overview, not the evidence
+LINK_SUMMARY_CHARS = 320  # a link's one-line summary, whole (subject summaries are at most 240)
+PAGE_CHARS = 3200  # a page's text in a navigation prompt; past it, whole values are left out, never cut
 MAX_SIBLINGS = 12
 
 
@@ -112,8 +110,7 @@ class DocNavigation:
         self._read[path] = page
         self.pages.append(path)
         self.budget.pages_read += 1
-        if page.kind == "subject":
-            self.book.add_page(page)
+        self.book.add_page(page)  # every page read is evidence for the answer step, summaries included
         self.trace.append(Step(path, how, note=page.title))
         return page
 
@@ -181,7 +178,7 @@ class DocNavigation:
         rows = []
         for link in links:
             extra = f" [{link.note}]" if link.note else ""
-            summary = f" — {one_line(link.summary, LINK_SUMMARY_CHARS)}" if link.summary else ""
+            summary = f" — {whole_sentences(link.summary, LINK_SUMMARY_CHARS)}" if link.summary else ""
             rows.append(f"{link.id}{extra} {one_line(link.title, 100)}{summary}")
         return fence("\n".join(rows))
 
@@ -275,18 +272,41 @@ class DocNavigation:
 
 
 def _page_text(page: Page) -> str:
-    """What navigation shows of a page: title, summary and, for a subject, a preview of its values."""
+    """What navigation shows of a page: title, whole summary and, for a subject, its values (the
+    reading, then the whole evidence sentence). Over PAGE_CHARS, whole values are left out with a
+    count, so the model never sees a clause cut mid-sentence."""
     lines = [f"# {page.title}"]
     if page.summary:
-        lines.append(page.summary if page.kind == "subject" else one_line(page.summary, LISTING_SUMMARY_CHARS))
+        lines.append(" ".join(page.summary.split()))
     if page.kind == "subject":
         if page.meta.get("aliases"):
             lines.append("Also called: " + ", ".join(map(str, page.meta["aliases"])))
+        left = 0
+        used = sum(len(line) + 1 for line in lines)
         for fld in page.meta.get("fields") or []:
             for value in fld.get("values") or []:
-                lines.append(f"- {fld.get('name', '')}: {one_line(value.get('text', ''), VALUE_PREVIEW_CHARS)}")
-    text = "\n".join(lines)
-    return text if len(text) <= PAGE_CHARS else text[: PAGE_CHARS - 1] + "…"
+                reading = " ".join(str(value.get("value") or "").split())
+                text = " ".join(str(value.get("text", "")).split())
+                line = f"- {fld.get('name', '')}: {reading} | {text}" if reading else f"- {fld.get('name', '')}: {text}"
+                if used + len(line) > PAGE_CHARS and len(lines) > 2:
+                    left += 1
+                    continue
+                lines.append(line)
+                used += len(line) + 1
+        if left:
+            lines.append(f"({left} more value(s) on this page, given to the answer step)")
+    return "\n".join(lines)
+
+
+def whole_sentences(text: str, limit: int) -> str:
+    """`text` on one line; over `limit`, cut after its last whole sentence that fits (else a word)."""
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(". ", 0, limit), text.rfind("; ", 0, limit))
+    if cut > limit // 3:
+        return text[: cut + 1] + " …"
+    return text[: text.rfind(" ", 0, limit)] + " …"
 
 
 def _local(path: str) -> str:

@@ -44,8 +44,11 @@ def decide(messages: list[dict]) -> dict:
         best = max(children, key=lambda c: (_overlap(q, c[2]), -int(c[0][1:])))
         return {"action": "open", "links": [best[0]], "reason": "closest to the question"}
     if "from the evidence only" in system:
-        items = [(i, text) for i, _label, text in _EVIDENCE.findall(user)]
-        scored = sorted(((_overlap(q, t), n, i, t) for n, (i, t) in enumerate(items)), key=lambda x: (-x[0], x[1]))
+        # a careful model cites a value's own sentence (after "|"), not a summary's paraphrase
+        items = [(i, text.split(" | ", 1)[-1]) for i, label, text in _EVIDENCE.findall(user) if label != "summary"]
+        # on a tie, the clause's text over its bare heading (a heading states nothing)
+        scored = sorted(((_overlap(q, t), n, i, t) for n, (i, t) in enumerate(items)),
+                        key=lambda x: (-x[0], len(x[3]) < 40, x[1]))
         if not scored or scored[0][0] == 0:
             return {"found": False, "answer": "not found", "citations": []}
         _, _, ident, text = scored[0]

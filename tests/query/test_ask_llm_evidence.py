@@ -1,0 +1,93 @@
+"""What the answer step sees: every page navigation read (summaries included, citable), values
+whole, one item per sentence; and what `ask --json` reports per stage."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+from query_support import ANSWER_NOW, DOC, NOT_FOUND, citations_hold, client_for, evidence_id, open_
+
+from hti_git.cli import main
+from hti_git.index.page import Page
+from hti_git.query.answer_llm import ask_llm
+from hti_git.query.evidence import EvidenceBook, check_citation
+from hti_git.query.navigate import PAGE_CHARS, _page_text
+
+Q = "When was the consulting agreement made?"
+
+
+def test_the_answer_step_sees_the_root_summary_and_may_cite_it(repo):
+    """Navigation stopped at the root because its summary holds the answer: the answer step gets
+    that summary (with an id) and a quote of the document's own words from it resolves to lines."""
+    cite_root = lambda m: {"found": True, "answer": "30th day of April",  # noqa: E731
+                           "citations": [{"evidence": evidence_id(m, "made this 30th day of April"),
+                                          "quote": "THIS AGREEMENT made this 30th day of April"}]}
+    client, provider = client_for(ANSWER_NOW, cite_root)
+    snap = repo.snapshot()
+    answer = ask_llm(snap, Q, client, use_fallback=False)
+    assert answer.found and not answer.fallback
+    assert answer.citations[0].page == f"{DOC}/index.md" and answer.citations[0].lines[0] >= 1
+    citations_hold(snap, answer)
+    assert "summary:" in provider.calls[-1]["messages"][-1]["content"]
+
+
+def test_a_summary_quote_that_is_not_the_documents_words_supports_nothing(repo):
+    book = EvidenceBook()
+    [item] = book.add_page(Page(f"{DOC}/index.md", {"kind": "root", "title": "T", "summary": "A consulting deal."}))
+    source = repo.snapshot().read_text(f"{DOC}/source.txt")
+    from hti_git.index.layout import LineMap
+
+    citation, why = check_citation(item, "A consulting deal between two parties", source, LineMap(source))
+    assert citation is None and "copied from the document" in why
+
+
+def test_a_subject_summary_carries_the_spans_of_its_values():
+    page = Page("d/c/s.md", {"kind": "subject", "title": "Term", "summary": "Three years from the Effective Date.",
+                             "fields": [{"name": "term", "values": [{"value": "3 years", "text": "The term is three years.",
+                                                                      "spans": [[10, 34]]}]},
+                                        {"name": "start", "values": [{"text": "The term is three years.",
+                                                                       "spans": [[10, 34]]}]}]})
+    items = EvidenceBook().add_page(page)
+    assert [i.label for i in items] == ["summary", "term / start"]  # the same sentence once
+    assert items[0].spans == [(10, 34)] and not items[0].anywhere
+    assert items[1].text == "3 years | The term is three years."
+
+
+def test_one_sentence_backing_several_fields_is_one_item():
+    value = {"text": "Either party may terminate on 30 days' notice.", "spans": [[0, 46]]}
+    page = Page("d/c/s.md", {"kind": "subject", "title": "T",
+                             "fields": [{"name": "trigger", "values": [value]}, {"name": "notice", "values": [value]}]})
+    [item] = EvidenceBook().add_page(page)
+    assert item.label == "trigger / notice"
+
+
+def test_navigation_shows_values_whole_and_leaves_out_whole_values_past_the_page_limit():
+    sentence = "The Consultant shall deliver the monthly report within ten days of the month end. " * 3
+    values = [{"value": f"report {i}", "text": sentence.strip(), "spans": [[0, 10]]} for i in range(40)]
+    page = Page("d/c/s.md", {"kind": "subject", "title": "Reports", "summary": "Monthly reports.",
+                             "fields": [{"name": "duty", "values": values}]})
+    text = _page_text(page)
+    assert len(text) <= PAGE_CHARS + 200
+    shown = [line for line in text.splitlines() if line.startswith("- duty:")]
+    assert shown and all(line.endswith("month end.") for line in shown)  # never cut mid-sentence
+    assert f"({40 - len(shown)} more value(s) on this page" in text
+
+
+def test_ask_json_reports_usage_per_stage(repo, monkeypatch):
+    from tests.support.openai_stub import OpenAIStub, configure_env
+
+    responses = iter([open_("Clauses"), open_("Article 7 General"), open_("Governing Law"), ANSWER_NOW, NOT_FOUND])
+
+    def handler(body):
+        nxt = next(responses, NOT_FOUND)
+        return nxt(body["messages"]) if callable(nxt) else nxt
+
+    with OpenAIStub(handler) as stub:
+        configure_env(monkeypatch, stub)
+        result = CliRunner().invoke(main, ["-C", str(repo.root), "ask", "--json", "--no-fallback",
+                                           "Which state's law governs?"], catch_exceptions=False)
+    data = json.loads(result.output)
+    stages = data["usage"]["stages"]
+    assert stages["navigate"]["calls"] == 4 and stages["answer"]["calls"] == 1
+    assert sum(s["input_tokens"] for s in stages.values()) == data["usage"]["input_tokens"]

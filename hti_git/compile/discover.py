@@ -21,7 +21,7 @@ from hti_git.sources.types import SourceText
 from hti_git.tokens import estimate_tokens
 
 # Discovery reads this share of the document's tokens, within [MIN, MAX] tokens.
-SAMPLE_SHARE = 0.2
+SAMPLE_SHARE = 0.15
 SAMPLE_MIN_TOKENS = 1_500
 SAMPLE_MAX_TOKENS = 6_000
 OUTLINE_SHARE = 0.35  # of the sample, at most: the headings, top levels first
@@ -39,7 +39,7 @@ _LEAF = {
     "properties": {
         "name": {"type": "string"},
         "description": {"type": "string"},
-        "fields": {"type": "array", "items": _FIELD},
+        "fields": {"type": "array", "items": _FIELD, "maxItems": 6},
     },
     "required": ["name", "description", "fields"],
     "additionalProperties": False,
@@ -50,9 +50,11 @@ DISCOVER_SCHEMA: dict[str, Any] = {
         "overview": {"type": "string"},
         "categories": {
             "type": "array",
+            "maxItems": 8,
             "items": {
                 "type": "object",
-                "properties": {**_LEAF["properties"], "subcategories": {"type": "array", "items": _LEAF}},
+                "properties": {**_LEAF["properties"],
+                               "subcategories": {"type": "array", "items": _LEAF, "maxItems": 6}},
                 "required": ["name", "description", "fields", "subcategories"],
                 "additionalProperties": False,
             },

@@ -22,7 +22,7 @@ from typing import Any
 from hti_git.compile.structure import split_passages
 from hti_git.config import load_settings
 from hti_git.errors import HtiError, UsageError
-from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LineMap
+from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LineMap, render_subject
 from hti_git.index.tree import list_documents, requested_documents, source_page_starts
 from hti_git.lexical import BM25, question_terms, terms
 from hti_git.store import IndexRepo, Snapshot
@@ -274,29 +274,9 @@ class IndexService:
         meta = page.meta
         if page.kind != "subject" or not meta.get("fields"):
             return _CITE.sub(lambda m: f"(L{m.group(1)}-L{m.group(2)})", page.body)
-        lines = self._lines(snap, doc)
-        out = [f"# {meta.get('title', '')}", "", str(meta.get("summary", "")), "", "[Up](index.md)", ""]
-        if meta.get("aliases"):
-            out += ["Also called: " + ", ".join(map(str, meta["aliases"])), ""]
-        if meta.get("continues"):
-            out += [f"Continues [{meta['continues']}]({meta['continues']}).", ""]
-        for fld in meta.get("fields", []):
-            out += [f"## {fld.get('name', '')}", ""]
-            for value in fld.get("values", []):
-                cites = []
-                for s, e in value.get("spans", []):
-                    a, b = lines.lines(s, e)
-                    cites.append(f"L{a}-L{b} chars {s}-{e}")
-                if value.get("pages"):
-                    cites.append("p. " + ", ".join(str(p) for p in value["pages"]))
-                if value.get("unverified"):
-                    cites.append("unverified: evidence not found in source")
-                text = " ".join(str(value.get("text", "")).split())
-                out.append(f"- {text}" + (f" ({'; '.join(cites)})" if cites else ""))
-            out.append("")
-        if meta.get("continued"):
-            out += [f"Continued in [{meta['continued']}]({meta['continued']}).", ""]
-        return "\n".join(out).rstrip("\n") + "\n"
+        return render_subject(page, self._lines(snap, doc), lambda s, e, a, b: f"L{a}-L{b} chars {s}-{e}",
+                              lambda text: " ".join(str(text).split()))
+
 
     def read_source(self, doc: str, start_line: int, end_line: int | None = None, rev: str = "HEAD",
                     max_chars: int | None = None, start_char: int | None = None, end_char: int | None = None) -> str:

@@ -294,27 +294,33 @@ def _render_listing(page: Page, source_link: bool = False) -> str:
 
 
 def _render_subject(page: Page, lines: LineMap) -> str:
-    meta = page.meta
     src = _source_rel(page.path)
-    out = [f"# {_inline(meta['title'])}", "", _inline(meta.get("summary", "")), "", "[Up](index.md)", ""]
+    return render_subject(page, lines, lambda s, e, a, b: f"[L{a}-L{b}]({src}#L{a}-L{b})", _inline)
+
+
+def render_subject(page: Page, lines: LineMap, cite, inline) -> str:
+    """A subject page's body: `cite(start, end, first_line, last_line)` renders one span's citation
+    and `inline` one line of text (Markdown-escaped on disk; plain for an agent, mcp_server.py)."""
+    meta = page.meta
+    out = [f"# {inline(meta.get('title', ''))}", "", inline(meta.get("summary", "")), "", "[Up](index.md)", ""]
     if meta.get("aliases"):
-        out += ["Also called: " + ", ".join(_inline(a) for a in meta["aliases"]), ""]
+        out += ["Also called: " + ", ".join(inline(a) for a in meta["aliases"]), ""]
     if meta.get("continues"):
         out += [f"Continues [{meta['continues']}]({meta['continues']}).", ""]
     for fld in meta.get("fields", []):
-        out += [f"## {_inline(fld['name'])}", ""]
-        for value in fld["values"]:
+        out += [f"## {inline(fld.get('name', ''))}", ""]
+        for value in fld.get("values", []):
             cites = []
             for s, e in value.get("spans", []):
                 a, b = lines.lines(s, e)
-                cites.append(f"[L{a}-L{b}]({src}#L{a}-L{b})")
+                cites.append(cite(s, e, a, b))
             if value.get("pages"):
                 cites.append("p. " + ", ".join(str(p) for p in value["pages"]))
             if value.get("unverified"):
                 cites.append("unverified: evidence not found in source")
-            text = _inline(value["text"])
+            text = inline(value.get("text", ""))
             if value.get("value"):
-                text = f"**{_inline(value['value'])}**: {text}"
+                text = f"**{inline(value['value'])}**: {text}"
             out.append(f"- {text}" + (f" ({'; '.join(cites)})" if cites else ""))
         out.append("")
     if meta.get("continued"):

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hti_git.compile.quotes import QuoteLocator, normalise, widen_to_sentence
+from hti_git.compile.quotes import QuoteLocator, normalise
 from hti_git.compile.schema import CategorySpec, Schema
 from hti_git.compile.sizing import MIN_CHUNK_CHARS, SUBJECT_REPLY_TOKENS
 from hti_git.index.model import FieldValue
@@ -27,6 +27,7 @@ from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template
 from hti_git.llm.provider import TruncatedError
 from hti_git.query.evidence import fence
+from hti_git.sentences import widen_to_sentence
 from hti_git.sources.types import Chunk
 from hti_git.tokens import estimate_tokens
 

@@ -15,10 +15,12 @@ from hti_git.index.layout import LineMap
 from hti_git.index.page import Page
 from hti_git.lexical import terms
 from hti_git.query.answer import Citation
+from hti_git.sentences import sentence_spans
 
 # One-for-one character folds, so offsets in the folded text are offsets in the original.
 _FOLD = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u00a0": " "})
 QUOTE_TERM_SHARE = 0.8  # a quote that is not verbatim must still have this share of its words in the span
+SUMMARY_TERM_SHARE = 0.6  # a summary's paraphrase resolves to a sentence holding this share of its words
 
 
 def fence(text: str) -> str:
@@ -115,16 +117,40 @@ def find_quote(source: str, start: int, end: int, quote: str) -> tuple[int, int]
     return (start + m.start(), start + m.end()) if m else None
 
 
+MIN_SUMMARY_TERMS = 4
+
+
+def best_sentence(source: str, lo: int, hi: int, quote: str) -> tuple[int, int] | None:
+    """The span of the sentence (or line) in source[lo:hi] that holds the most of the quote's
+    content words, if it holds at least SUMMARY_TERM_SHARE of them, else None."""
+    wanted = set(terms(quote))
+    if len(wanted) < MIN_SUMMARY_TERMS:
+        return None
+    best, best_span = 0, None
+    for s, e in sentence_spans(source, lo, hi):
+        have = len(wanted & set(terms(source[s:e])))
+        if have > best:
+            best, best_span = have, (s, e)
+    if best_span is None or best / len(wanted) < SUMMARY_TERM_SHARE:
+        return None
+    return best_span
+
+
 def check_citation(item: Evidence, quote: str, source: str, lines: LineMap) -> tuple[Citation | None, str]:
     """(Citation, "") when the item's spans exist in `source` and the quote is in them, else (None, why)."""
     if item.unverified:
         return None, f"{item.id}: the index marks this value unverified (no evidence in the source)"
-    if item.anywhere and not item.spans:
-        # a listing summary has no spans of its own: its quote must be the document's own words
+    if item.label == SUMMARY_LABEL:
+        # A summary restates values: its citation resolves to the source sentence that states what
+        # the quote says (verbatim if the quote is the document's words, else the sentence sharing
+        # most of its words), within the summary's spans, or anywhere for a listing's summary.
+        lo, hi = (0, len(source)) if item.anywhere or not item.spans else \
+            (min(s for s, _ in item.spans), max(e for _, e in item.spans))
         words = " ".join(quote.split())
-        hit = find_quote(source, 0, len(source), words) if len(words) >= MIN_ANYWHERE_QUOTE_CHARS else None
+        hit = find_quote(source, lo, hi, words) if len(words) >= MIN_ANYWHERE_QUOTE_CHARS else None
+        hit = hit or best_sentence(source, lo, hi, quote)
         if hit is None:
-            return None, f"{item.id}: a summary's quote must be copied from the document (not found in source.txt)"
+            return None, f"{item.id}: no sentence of the document states what the summary's quote says"
         s, e = hit
         return Citation(item.doc, item.page, s, e, lines.lines(s, e), lines.pages(s, e), source[s:e]), ""
     if not item.spans:

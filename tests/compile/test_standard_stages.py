@@ -8,10 +8,11 @@ from hti_git.compile.discover import sample_text
 from hti_git.compile.extract import Extracted, locate_value, parse_extraction
 from hti_git.compile.group import _plan
 from hti_git.compile.merge import merge
-from hti_git.compile.quotes import QuoteLocator, widen_to_sentence
+from hti_git.compile.quotes import QuoteLocator
 from hti_git.compile.schema import schema_from_data
 from hti_git.errors import UsageError
 from hti_git.index.model import FieldValue
+from hti_git.sentences import widen_to_sentence
 from hti_git.sources.chunk import chunk_text
 from hti_git.sources.types import Chunk
 from hti_git.tokens import estimate_tokens

@@ -31,8 +31,9 @@ def link_id(messages: list[dict], title_part: str) -> str:
 
 
 def evidence_id(messages: list[dict], text_part: str) -> str:
-    """The id of the evidence item whose text contains `text_part`."""
-    for ident, text in re.findall(r"^\[([ES]\d+)\] (.*)$", messages[-1]["content"], re.M):
+    """The id of the evidence item whose text contains `text_part` (a field value before a summary)."""
+    items = re.findall(r"^\[([ES]\d+)\] (.*)$", messages[-1]["content"], re.M)
+    for ident, text in sorted(items, key=lambda item: item[1].startswith("summary:")):
         if text_part.lower() in text.lower():
             return ident
     raise AssertionError(f"no evidence with {text_part!r} in:\n{messages[-1]['content']}")

@@ -38,8 +38,20 @@ def test_a_summary_quote_that_is_not_the_documents_words_supports_nothing(repo):
     source = repo.snapshot().read_text(f"{DOC}/source.txt")
     from hti_git.index.layout import LineMap
 
-    citation, why = check_citation(item, "A consulting deal between two parties", source, LineMap(source))
-    assert citation is None and "copied from the document" in why
+    citation, why = check_citation(item, "The logo is painted bright purple on every invoice", source, LineMap(source))
+    assert citation is None and "no sentence of the document states" in why
+
+
+def test_a_summary_paraphrase_resolves_to_the_sentence_that_states_it(repo):
+    book = EvidenceBook()
+    [item] = book.add_page(Page(f"{DOC}/index.md", {"kind": "root", "title": "T", "summary": "S"}))
+    source = repo.snapshot().read_text(f"{DOC}/source.txt")
+    from hti_git.index.layout import LineMap
+
+    citation, _ = check_citation(item, "Slinger Bag Inc., a Nevada company, engages Aitan Zacharin as consultant",
+                                 source, LineMap(source))
+    assert citation is not None and "Slinger Bag Inc., a Nevada company" in citation.text
+    assert "Aitan" in citation.text and len(citation.text) < 600
 
 
 def test_a_subject_summary_carries_the_spans_of_its_values():

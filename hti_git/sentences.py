@@ -1,0 +1,120 @@
+"""Sentences in legal and business text: where one ends, and the whole sentence around some words.
+
+A full stop ends a sentence only before a capital, a digit or an opening bracket, and not after an
+abbreviation ("Inc.", "U.S."), an initial or a short section number; paragraph breaks and list
+items ("(a)", "7.10", "Section 4") end one too. No package imports: compile and query both use it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+MAX_SENTENCE_CHARS = 800  # a "sentence" longer than this narrows to its clause around the anchor
+# Ends of sentences, paragraphs and list items. A full stop counts only before a capital, a digit
+# or an opening bracket/quote, and not after an abbreviation (checked in _is_end).
+_BOUNDARY = re.compile(
+    r"[.!?][\"”’')\]]*\s+(?=[\"“‘(\[]?[A-Z0-9])"
+    r"|\n[ \t]*\n"
+    r"|\n(?=[ \t]*(?:\([a-zA-Z0-9]{1,4}\)|[a-z]\.|\d{1,2}(?:\.\d{1,3})*\.?|(?:Section|SECTION|Article|ARTICLE)\b"
+    r"|[•·▪‣◦\-–])[ \t])"
+)
+_CLAUSE = re.compile(r"[;:][ \t\n]+")
+_ABBREVIATIONS = {
+    "inc", "co", "corp", "ltd", "llc", "l.l.c", "lp", "l.p", "plc", "no", "nos", "mr", "mrs", "ms", "dr", "st",
+    "sec", "art", "u.s", "e.g", "i.e", "etc", "vs", "v", "jr", "sr", "p", "pp", "para", "approx", "dept",
+    "fig", "incl", "n.a", "s.a", "n.v", "b.v", "ave", "mt",
+}
+
+
+def _is_end(text: str, m: re.Match) -> bool:
+    """False for a full stop after an abbreviation, an initial or a short section number."""
+    if text[m.start()] != ".":
+        return True
+    word_start = m.start()
+    while word_start > 0 and not text[word_start - 1].isspace() and text[word_start - 1] not in "(\"“":
+        word_start -= 1
+    word = text[word_start:m.start()].lower().strip("(\"“")
+    if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+        return False
+    return not (word.isdigit() and len(word) <= 2)  # "Section 7. Term" or a list number
+
+
+def _end_of(m: re.Match) -> int:
+    """Where the text before boundary `m` ends (keeping its full stop and closing quote)."""
+    return m.start() + len(m.group().rstrip())
+
+
+def widen_to_sentence(text: str, start: int, end: int, limit: int = MAX_SENTENCE_CHARS) -> tuple[int, int]:
+    """The span of the sentence (or list item, or clause of an over-long sentence) holding
+    text[start:end]; never cut mid-word, at most about `limit` characters beyond the words given."""
+    lo, hi = max(0, start - limit), min(len(text), end + limit)
+    s = None
+    for m in _BOUNDARY.finditer(text, lo, min(len(text), start + 8)):
+        if m.end() <= start and _is_end(text, m):
+            s = m.end()
+    e = None
+    for m in _BOUNDARY.finditer(text, max(start, end - 2), hi):
+        if _is_end(text, m):
+            e = _end_of(m)
+            break
+    if s is None:
+        s = _word_start(text, lo) if lo > 0 else 0
+    if e is None:
+        e = _word_end(text, hi) if hi < len(text) else len(text)
+    if e - s > limit + (end - start):
+        # an over-long sentence: the clause (between ; or :) around the words, else a window of words
+        for m in _CLAUSE.finditer(text, s, start):
+            s = m.end()
+        m = _CLAUSE.search(text, end, e)
+        if m:
+            e = m.start() + 1
+        if e - s > limit + (end - start):
+            half = limit // 2
+            s = max(s, _word_start(text, start - half))
+            e = min(e, _word_end(text, end + half))
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return min(s, start), max(e, end)
+
+
+def _word_start(text: str, at: int) -> int:
+    at = max(0, at)
+    while 0 < at < len(text) and not text[at - 1].isspace():
+        at += 1
+    return at
+
+
+def _word_end(text: str, at: int) -> int:
+    at = min(len(text), at)
+    while 0 < at < len(text) and not text[at].isspace():
+        at -= 1
+    return at
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
+    """The [start, end) spans of the sentences (and list items, and lines of a paragraph break)
+    in text[start:end], stripped of surrounding whitespace."""
+    end = len(text) if end is None else end
+    at = start
+    for m in _BOUNDARY.finditer(text, start, min(len(text), end + 8)):
+        if m.end() > end + 1 or not _is_end(text, m):
+            continue
+        piece_end = min(_end_of(m), end)
+        s, e = at, piece_end
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            yield s, e
+        at = m.end()
+    s, e = at, end
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    if e > s:
+        yield s, e

@@ -38,7 +38,7 @@ _ANNEX = re.compile(
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,3})(\.?)[ \t]+(\S.*)$")
 _MD = re.compile(r"^(#{1,6})[ \t]+(\S.{0,150})$")
 _SCENE = re.compile(r"^((?:\d+[ \t]+)?(?:INT\.|EXT\.|INT/EXT\.?|I/E\.?)[^\n]{2,100})$")
-_TITLE_END = re.compile(r"(?:\.|[ \t]*:|[ \t]+[–—-])[ \t]+(?=[\"“(]?[A-Z0-9(])")
+_TITLE_END = re.compile(r"(?:\.|[ \t]*:|[ \t]+[–—-])[ \t]+(?=[\"“(]?[A-Z0-9(])|[ \t]+(?=\d{1,2}\.\d{1,2}[ \t])")
 # Inline, in run-on text: "... as follows: ARTICLE 1 CONTRACT FOR SERVICES 1.1 Engagement of Consultant. The ..."
 _INLINE_NUMBERED = re.compile(
     r"(?:(?<=[.:;)\]]\s)|(?<=[A-Z]{2}\s))(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+"
@@ -120,6 +120,8 @@ def title_like(text: str) -> bool:
     if not 1 <= len(words) <= MAX_TITLE_WORDS:
         return False
     for word in words:
+        if re.fullmatch(r"\d+(?:\.\d+)+\.?", word):
+            return False  # another clause's number: two headings run together, or a reference
         core = word.strip("\"“”'’(),.:;&")
         if not core:
             continue
@@ -176,6 +178,8 @@ def line_heading(line: str, start: int, nxt: str, nxt_start: int, prev: str) -> 
         return Heading(at, start + len(line.rstrip()), m.group(2).strip(" #"), len(m.group(1)))
     if _SCENE.match(stripped):
         return Heading(at, start + len(line.rstrip()), stripped, 1)
+    if page := re.match(r"\d{1,3}[ \t]+(?=(?:ARTICLE|Article|SECTION|Section)\b)", stripped):
+        stripped, at = stripped[page.end():], at + page.end()  # a page number run into the next heading
     if m := _LABEL.match(stripped):
         return _label_heading(m, at, nxt, nxt_start, prev)
     if m := _ANNEX.match(stripped):
@@ -250,6 +254,8 @@ def _inline_headings(line: str, start: int) -> list[Heading]:
         num, title = m.group(1), m.group(2).strip()
         if not _plausible(num) or title.split()[0].lower() in SMALL_WORDS or not title_like(title):
             continue
+        if re.search(r"\b(?:ARTICLE|Article|SECTION|Section)\b|\b\d", title):
+            continue  # "7 ARTICLE 6 NOTICES 6.1 ...": a page number before the next heading, not a title
         out.append(Heading(start + m.start(), start + m.start(2) + len(title), f"{num} {display(title)}",
                            1 + num.count("."), num))
     return out

@@ -178,7 +178,8 @@ def line_heading(line: str, start: int, nxt: str, nxt_start: int, prev: str) -> 
         return Heading(at, start + len(line.rstrip()), m.group(2).strip(" #"), len(m.group(1)))
     if _SCENE.match(stripped):
         return Heading(at, start + len(line.rstrip()), stripped, 1)
-    if page := re.match(r"\d{1,3}[ \t]+(?=(?:ARTICLE|Article|SECTION|Section)\b)", stripped):
+    if page := re.match(r"\d{1,3}[ \t]+(?=(?:ARTICLE|Article|SECTION|Section|EXHIBIT|Exhibit|ANNEX|Annex|APPENDIX|Appendix"
+                        r"|SCHEDULE|Schedule)\b)", stripped):
         stripped, at = stripped[page.end():], at + page.end()  # a page number run into the next heading
     if m := _LABEL.match(stripped):
         return _label_heading(m, at, nxt, nxt_start, prev)

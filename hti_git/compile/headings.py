@@ -61,7 +61,7 @@ class Heading:
     level: int
     number: str = ""
     body: int = -1  # where the text under the heading starts (-1: at `end`)
-    kind: str = ""  # "annex" for an exhibit, annex, schedule or appendix: its own branch
+    kind: str = ""  # "annex": an exhibit, annex, schedule or appendix (its own branch); "untitled": a numbered clause without a title
 
     def __post_init__(self) -> None:
         if self.body < 0:
@@ -236,7 +236,7 @@ def _numbered_heading(m: re.Match, at: int, prev: str) -> Heading | None:
     if len(words) < 3:
         words = rest.split()[:6]
     name = " ".join(words) + ("…" if len(words) < len(rest.split()) else "")
-    return Heading(at, at + m.end(2), f"{num} {name}", level, num, body=at + m.start(3))
+    return Heading(at, at + m.end(2), f"{num} {name}", level, num, body=at + m.start(3), kind="untitled")
 
 
 def _inline_headings(line: str, start: int) -> list[Heading]:
@@ -262,8 +262,12 @@ def _inline_headings(line: str, start: int) -> list[Heading]:
     return out
 
 
-def find_headings(text: str) -> list[Heading]:
-    """Headings of every style we know, one per start offset, in document order."""
+def find_headings(text: str, untitled: bool = False) -> list[Heading]:
+    """Headings of every style we know, one per start offset, in document order.
+
+    With `untitled`, numbered clauses without a title ("7.5 The Company acknowledges ...") are included:
+    they start a section of their own, but they are not headings to list in an outline.
+    """
     lines = []
     pos = 0
     for raw in text.split("\n"):
@@ -292,7 +296,7 @@ def find_headings(text: str) -> list[Heading]:
             for inline in _inline_headings(raw, start):
                 if inline.start not in found:
                     found[inline.start] = inline
-    return [found[k] for k in sorted(found)]
+    return [found[k] for k in sorted(found) if untitled or found[k].kind != "untitled"]
 
 
 def _first_body_offset(text: str) -> int:

@@ -45,7 +45,7 @@ def find_sections(text: str, headings: list[Heading] | None = None) -> list[Sect
     Text before the first heading becomes a 'Preamble' section. A heading's section runs to the
     next heading of any level; its `parents` are the titles of the enclosing higher-level headings.
     """
-    headings = find_headings(text) if headings is None else headings
+    headings = find_headings(text, untitled=True) if headings is None else headings
     sections: list[Section] = []
     first = headings[0].start if headings else len(text)
     if text[:first].strip():

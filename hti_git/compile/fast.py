@@ -31,9 +31,10 @@ def compile_fast(source: SourceText) -> Record:
     categories: list[Category] = []
 
     clause_name = {"contract": "Clauses", "screenplay": "Scenes"}.get(kind, "Sections")
-    clauses = _section_category(text, sections, clause_name, vocab)
-    if clauses.subjects or clauses.children:
-        categories.append(clauses)
+    clauses, attachments = _section_categories(text, sections, clause_name, vocab)
+    for category in (clauses, attachments):
+        if category.subjects or category.children:
+            categories.append(category)
     if kind == "contract":
         parties, terms = _term_categories(text, vocab)
         for category in (parties, terms):
@@ -93,50 +94,44 @@ class _Vocabulary:
         return [self.surface[s].most_common(1)[0][0] if s in self.surface else s for s in ranked]
 
 
-def _section_category(text: str, sections: list[structure.Section], name: str, vocab: _Vocabulary) -> Category:
-    category = Category(name=name, slug=name.lower())
-    taken: set[str] = set()
+def _section_categories(text: str, sections: list[structure.Section], name: str,
+                        vocab: _Vocabulary) -> tuple[Category, Category]:
+    """The document's body as nested categories (article > clause > sub-clause), and its attachments.
+
+    Exhibits, annexes and schedules are their own branch, so the body of the document itself is not
+    mixed with the forms and agreements attached to it.
+    """
+    body = Category(name=name, slug=name.lower())
+    attachments = Category(name="Exhibits and annexes", slug="exhibits-and-annexes")
+    taken: set[str] = {body.slug, attachments.slug}
     groups: dict[int, Category] = {}
-    parent_starts = {p for section in sections for p in section.parent_starts[:1]}
+    has_children = {p for section in sections for p in section.parent_starts}
     for section in sections:
-        body_start = _heading_end(text, section)
-        if section.end - body_start < MIN_SECTION_BODY and section.title != "Preamble":
+        holder = attachments if section.annex else body
+        for title, start in zip(section.parents, section.parent_starts):
+            holder = _group(holder, groups, start, title, taken)
+        if section.start in has_children:
+            holder = _group(holder, groups, section.start, section.title, taken)  # its own opening text
+        if section.end - section.body < MIN_SECTION_BODY and section.title != "Preamble":
             continue  # a bare heading such as "ARTICLE 4 TERMINATION": its subsections carry the text
-        subject = _section_subject(text, section, body_start, taken, vocab)
-        if section.parent_starts:
-            key, parent = section.parent_starts[0], section.parents[0]
-        elif section.start in parent_starts:
-            key, parent = section.start, section.title  # an article's own opening text
-        else:
-            category.subjects.append(subject)
-            continue
-        group = groups.get(key)
-        if group is None:
-            group = Category(name=parent, slug=unique_slug(parent, taken))
-            groups[key] = group
-            category.children.append(group)
-        group.subjects.append(subject)
+        holder.subjects.append(_section_subject(text, section, section.body, taken, vocab))
     # Summaries of section listings are left to the layout, which knows the final document order.
-    return category
+    return body, attachments
 
 
-def _heading_end(text: str, section: structure.Section) -> int:
-    """Where the body of a section starts: after its title when the title opens the section."""
-    title_words = section.title.split()
-    probe = text[section.start: section.start + len(section.title) + 40]
-    if title_words and title_words[-1].rstrip(".") in probe:
-        at = probe.find(title_words[-1].rstrip("."))
-        end = section.start + at + len(title_words[-1].rstrip("."))
-        while end < section.end and text[end] in ".: \t\n":
-            end += 1
-        return end
-    return section.start
+def _group(parent: Category, groups: dict[int, Category], start: int, title: str, taken: set[str]) -> Category:
+    group = groups.get(start)
+    if group is None:
+        group = groups[start] = Category(name=title, slug=unique_slug(title, taken))
+        parent.children.append(group)
+    return group
 
 
 def _section_subject(text: str, section: structure.Section, body_start: int, taken: set[str], vocab: _Vocabulary) -> Subject:
     subject = Subject(name=section.title, slug=unique_slug(section.title, taken))
     if section.number:
-        subject.aliases.append(f"Section {section.number}")
+        word = section.title.split()[0].title()
+        subject.aliases.append(f"{word if word in ('Article', 'Part', 'Chapter') else 'Section'} {section.number}")
     head_end = body_start
     while head_end > section.start and text[head_end - 1] in ".: \t\n":
         head_end -= 1

@@ -9,41 +9,15 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-_SMALL_WORDS = {"of", "and", "to", "the", "in", "for", "or", "on", "by", "a", "an", "with", "as", "at", "its"}
+from hti_git.compile.headings import Heading, find_headings
 
-_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(\S[^\n]{0,150})$", re.M)
-_ARTICLE = re.compile(
-    r"(?:(?<=^)|(?<=\s))(ARTICLE|Article)[ \t]+([IVXLC]{1,6}|\d{1,2})\b[.:]?[ \t]*"
-    r"(?:[-–—][ \t]*)?((?:[A-Z][A-Z'’&,\-]*[ \t]?){0,10})",
-    re.M,
-)
-_SECTION_WORD = re.compile(r"^[ \t]*(?:SECTION|Section)[ \t]+(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+([^\n]{2,100})$", re.M)
-# "2.2 Incentive Plans. The Consultant ..." - a number, Title Case words, a full stop.
-_NUMBERED_INLINE = re.compile(
-    r"(?:(?<=^)|(?<=\n)|(?<=[.:;]\s)|(?<=\s\s)|(?<=\]\s)|(?<=^\s)|(?<=\d\s)|(?<=[A-Z][A-Z]\s))"
-    r"(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+"
-    r"((?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)"
-    r"(?:[ \t,]+(?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)){0,9})\.(?=\s)",
-    re.M,
-)
-_NUMBERED_LINE = re.compile(r"^[ \t]*(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+([A-Z][^\n]{2,90})$", re.M)
-_CAPS_LINE = re.compile(r"^[ \t]*([A-Z][A-Z0-9 ,.'’&()\-:]{3,80})[ \t]*$", re.M)
+__all__ = ["Heading", "Section", "find_headings", "find_sections"]
+
 _SCENE = re.compile(r"^[ \t]*((?:\d+[ \t]+)?(?:INT\.|EXT\.|INT/EXT\.?|I/E\.?)[^\n]{2,100})$", re.M)
 _CUE = re.compile(r"^[ \t]{2,}([A-Z][A-Z .'\-]{1,30})(?:[ \t]*\((?:V\.O\.|O\.S\.|CONT'D|O\.C\.)\))?[ \t]*$", re.M)
 _DEFINED = re.compile(r"[(\s][\"“]([A-Z][^\"”\n]{1,60}?)[\"”]")
 _PROPER = re.compile(r"\b([A-Z][a-z]+(?:[ \t]+(?:[A-Z][a-z]+|of|de|van|von))*(?:[ \t]+[A-Z][a-z]+)?)\b")
 _SENTENCE_END = re.compile(r"(?<=[.;:!?])[\"”)]?\s+(?=[\"“(\[]?[A-Z0-9])")
-
-
-@dataclass
-class Heading:
-    """A heading found in the text: where it starts, its title, its nesting level."""
-
-    start: int
-    end: int  # end of the heading text itself
-    title: str
-    level: int
-    number: str = ""
 
 
 @dataclass
@@ -57,66 +31,12 @@ class Section:
     number: str = ""
     parents: list[str] = field(default_factory=list)
     parent_starts: list[int] = field(default_factory=list)
+    body: int = -1  # where the text under the heading starts
+    annex: bool = False  # inside an exhibit, annex, schedule or appendix
 
-
-def _roman(value: str) -> int | None:
-    numerals = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
-    if not value or any(c not in numerals for c in value):
-        return None
-    total = 0
-    for a, b in zip(value, value[1:] + " "):
-        v = numerals[a]
-        total += -v if b in numerals and numerals[b] > v else v
-    return total
-
-
-def find_headings(text: str) -> list[Heading]:
-    """Headings of every style we know, deduplicated by start offset, in document order."""
-    found: dict[int, Heading] = {}
-
-    def add(h: Heading) -> None:
-        if h.start not in found or found[h.start].level > h.level:
-            found[h.start] = h
-
-    for m in _MD_HEADING.finditer(text):
-        add(Heading(m.start(), m.end(), m.group(2).strip(" #"), len(m.group(1))))
-    for m in _ARTICLE.finditer(text):
-        if m.group(1) == "Article" and m.start() > 0 and text[m.start() - 1] != "\n":
-            continue
-        num = m.group(2)
-        title = f"{m.group(1).title()} {num} {m.group(3).strip().title()}".strip()
-        add(Heading(m.start(), m.end(), title, 1, str(_roman(num) or num)))
-    for m in _SECTION_WORD.finditer(text):
-        num = m.group(1)
-        add(Heading(m.start(1) - len("Section "), m.end(), f"Section {num} {m.group(2).strip()}"[:100], 1 + num.count("."), num))
-    for m in _NUMBERED_INLINE.finditer(text):
-        num, title = m.group(1), m.group(2).strip()
-        if not _plausible_number(num) or title.split()[0].lower() in _SMALL_WORDS:
-            continue
-        add(Heading(m.start(), m.end(), f"{num} {title}", 1 + num.count("."), num))
-    for m in _NUMBERED_LINE.finditer(text):
-        num, title = m.group(1), m.group(2).strip()
-        if not _plausible_number(num) or len(title) > 90 or title.endswith((",", ";")):
-            continue
-        if m.start(1) in found:
-            continue
-        add(Heading(m.start(1), m.end(), f"{num} {title}"[:100], 1 + num.count("."), num))
-    for m in _SCENE.finditer(text):
-        add(Heading(m.start(1), m.end(), m.group(1).strip(), 1))
-    for m in _CAPS_LINE.finditer(text):
-        title = m.group(1).strip()
-        words = re.findall(r"[A-Z]{2,}", title)
-        if len(words) < 1 or len(title) < 5 or not any(len(w) > 3 for w in words):
-            continue
-        if m.start(1) in found:
-            continue
-        add(Heading(m.start(1), m.end(), title.title(), 1))
-    return [found[k] for k in sorted(found)]
-
-
-def _plausible_number(num: str) -> bool:
-    parts = num.split(".")
-    return 0 < int(parts[0]) <= 60 and all(int(p) <= 60 for p in parts[1:] if p)
+    def __post_init__(self) -> None:
+        if self.body < 0:
+            self.body = self.start
 
 
 def find_sections(text: str, headings: list[Heading] | None = None) -> list[Section]:
@@ -125,7 +45,7 @@ def find_sections(text: str, headings: list[Heading] | None = None) -> list[Sect
     Text before the first heading becomes a 'Preamble' section. A heading's section runs to the
     next heading of any level; its `parents` are the titles of the enclosing higher-level headings.
     """
-    headings = find_headings(text) if headings is None else headings
+    headings = find_headings(text, untitled=True) if headings is None else headings
     sections: list[Section] = []
     first = headings[0].start if headings else len(text)
     if text[:first].strip():
@@ -137,7 +57,8 @@ def find_sections(text: str, headings: list[Heading] | None = None) -> list[Sect
             stack.pop()
         sections.append(
             Section(h.title, h.start, _trim_end(text, h.start, end), h.level, h.number,
-                    [p.title for p in stack], [p.start for p in stack])
+                    [p.title for p in stack], [p.start for p in stack], _skip_body_start(text, min(h.body, end), end),
+                    h.kind == "annex" or any(p.kind == "annex" for p in stack))
         )
         stack.append(h)
     return [s for s in sections if s.end > s.start]
@@ -145,6 +66,13 @@ def find_sections(text: str, headings: list[Heading] | None = None) -> list[Sect
 
 def _skip_space(text: str, i: int) -> int:
     while i < len(text) and text[i].isspace():
+        i += 1
+    return i
+
+
+def _skip_body_start(text: str, i: int, end: int) -> int:
+    """Past the space and punctuation between a heading's title and its text."""
+    while i < end and (text[i].isspace() or text[i] in ".:–—-"):
         i += 1
     return i
 

@@ -19,10 +19,16 @@ def requested_documents(snapshot: Snapshot, docs: list[str] | None) -> tuple[lis
         raise UsageError(f"no compiled documents at {snapshot.rev}; run 'hti-git compile FILE' first")
     if not docs:
         return available, (available if len(available) == 1 else None)
-    unknown = [d for d in docs if d not in available]
-    if unknown:
-        raise UsageError(f"no document named {unknown[0]!r} at {snapshot.rev} (have: {', '.join(available)})")
-    return available, list(docs)
+    chosen = []
+    for d in docs:
+        matches = [d] if d in available else [a for a in available if a.startswith(d)]
+        if len(matches) > 1:
+            raise UsageError(f"document prefix {d!r} is ambiguous at {snapshot.rev} (matches: {', '.join(matches)})")
+        if not matches:
+            raise UsageError(f"no document named {d!r} at {snapshot.rev} (have: {', '.join(available)})")
+        if matches[0] not in chosen:
+            chosen.append(matches[0])
+    return available, chosen
 
 
 def source_page_starts(snapshot: Snapshot, doc: str) -> tuple[int, ...]:

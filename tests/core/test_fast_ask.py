@@ -122,3 +122,17 @@ def test_citations_from_a_pdf_name_their_pages_even_on_fallback(index_repo):
         assert answer.found and answer.citations
         for c in answer.citations:
             assert c.pages and c.pages == source.pages_for(c.start, c.end)
+
+
+def test_doc_accepts_a_unique_prefix(repo, tmp_path):
+    other = tmp_path / "recipe.txt"
+    other.write_text("# Saffron Risotto\n\nSimmer the rice with saffron and stock for twenty minutes.\n")
+    compile_path(repo, other, Settings())
+    snap = repo.snapshot()
+    answer = ask_fast(snap, "Which state's law governs this agreement?", docs=["slinger"])
+    assert answer.found and {c.doc for c in answer.citations} == {"slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"}
+    recipe = tmp_path / "recipes-two.txt"
+    recipe.write_text("# Soup\n\nBoil the leeks with potatoes for thirty minutes.\n")
+    compile_path(repo, recipe, Settings())
+    with pytest.raises(UsageError, match="ambiguous"):
+        ask_fast(repo.snapshot(), "How long do I boil the leeks?", docs=["rec"])

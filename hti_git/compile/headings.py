@@ -1,0 +1,309 @@
+"""Headings without a model: which lines of a document head a part of it.
+
+A heading is a *line* that names what follows: "Article XIII. Limitation of Liability", "ARTICLE 4
+TERMINATION", "7.10 Governing Law. This Agreement ...", "Section 4.2 Termination for Cause", "Annex A",
+"GENERAL PROVISIONS". Body text that merely starts a line (a wrapped reference "Article 4 below, may
+not ...", a capitalised sentence "NO PARTY SHALL BE LIABLE ...") is not one: a title is short, has
+Title Case or capital words, no verb of obligation, and does not run on into a clause.
+
+Text without line layout (a whole contract on a few very long lines, as plain-text exports often
+are) is read inline as well: a numbered title after a sentence end counts there.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SMALL_WORDS = frozenset(
+    "of and to the in for or on by a an with as at its from upon under between into against not no nor vs "
+    "without within after before during through over per via than".split()
+)
+# A heading names a part of the document; a sentence states something. These words say "sentence".
+_SENTENCE_WORDS = frozenset(
+    "shall will may must is are be been was were has have hereby agrees agree means".split()
+)
+LONG_LINE = 300  # characters; a longer line is a paragraph, read for inline headings too
+MAX_TITLE_WORDS = 12
+
+_ROMAN = r"[IVXLC]{1,7}"
+_NUM = rf"(?:{_ROMAN}|\d{{1,3}}(?:\.\d{{1,3}}){{0,3}}|[A-Z](?=[.:\s]))"
+_LABEL = re.compile(
+    rf"^(ARTICLE|Article|SECTION|Section|PART|Part|CHAPTER|Chapter)[ \t]+({_NUM})\.?(?=[\s:–—-]|$)[ \t]*[:.\-–—]?[ \t]*(.*)$"
+)
+_ANNEX = re.compile(
+    r"^(EXHIBIT|Exhibit|ANNEX|Annex|SCHEDULE|Schedule|APPENDIX|Appendix|ATTACHMENT|Attachment|ADDENDUM|Addendum)\b"
+    r"(?:[ \t]+([A-Z]{1,2}|\d{1,3}(?:\.\d{1,3})?|[IVX]{1,5})(?:-\d{1,3})?\b)?\.?[ \t]*[:.\-–—]?[ \t]*(.*)$"
+)
+_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,3})(\.?)[ \t]+(\S.*)$")
+_MD = re.compile(r"^(#{1,6})[ \t]+(\S.{0,150})$")
+_SCENE = re.compile(r"^((?:\d+[ \t]+)?(?:INT\.|EXT\.|INT/EXT\.?|I/E\.?)[^\n]{2,100})$")
+_TITLE_END = re.compile(r"(?:\.|[ \t]*:|[ \t]+[–—-])[ \t]+(?=[\"“(]?[A-Z0-9(])|[ \t]+(?=\d{1,2}\.\d{1,2}[ \t])")
+# Inline, in run-on text: "... as follows: ARTICLE 1 CONTRACT FOR SERVICES 1.1 Engagement of Consultant. The ..."
+_INLINE_NUMBERED = re.compile(
+    r"(?:(?<=[.:;)\]]\s)|(?<=[A-Z]{2}\s))(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+"
+    r"((?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)"
+    r"(?:[ \t,]+(?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)){0,9})(?:\.|[ \t]*:)(?=\s)"
+)
+_INLINE_LABEL = re.compile(
+    rf"(?<=[.:;)\]]\s)(ARTICLE|Article|SECTION|Section)[ \t]+({_NUM})\.?[ \t]+"
+    r"((?:[A-Z][A-Z'’&\-]+(?:[ \t,]+|$)){1,8}|(?:[A-Z][\w'’&\-]*(?:[ \t]+(?:of|and|to|the|for|or|on|in)?[ \t]*)?){1,8}(?=\.))"
+)
+
+
+@dataclass
+class Heading:
+    """A heading found in the text: where it starts, its title, its nesting level, where its body starts."""
+
+    start: int
+    end: int  # end of the heading text itself
+    title: str
+    level: int
+    number: str = ""
+    body: int = -1  # where the text under the heading starts (-1: at `end`)
+    kind: str = ""  # "annex": an exhibit, annex, schedule or appendix (its own branch); "untitled": a numbered clause without a title
+
+    def __post_init__(self) -> None:
+        if self.body < 0:
+            self.body = self.end
+
+
+def roman(value: str) -> int | None:
+    numerals = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+    if not value or any(c not in numerals for c in value):
+        return None
+    total = 0
+    for a, b in zip(value, value[1:] + " "):
+        v = numerals[a]
+        total += -v if b in numerals and numerals[b] > v else v
+    return total
+
+
+def display(title: str) -> str:
+    """A title as shown: as written, except that a title in capitals is put in Title Case."""
+    letters = [c for c in title if c.isalpha()]
+    if not letters or any(c.islower() for c in letters):
+        return title
+    out = []
+    for i, word in enumerate(title.split(" ")):
+        core = word.strip(".,:;()")
+        if re.fullmatch(_ROMAN, core) and roman(core) and len(core) <= 4 and core not in ("DI", "MC", "CC", "LC", "CD"):
+            out.append(word)  # a Roman numeral stays one
+        elif i > 0 and core.lower() in SMALL_WORDS:
+            out.append(word.lower())
+        elif "." in core or len(core) == 1:
+            out.append(word)  # an abbreviation (U.S.) or a letter (Exhibit A)
+        else:
+            out.append("-".join(_capitalise(p.lower()) for p in word.split("-")))
+    return " ".join(out)
+
+
+def _capitalise(word: str) -> str:
+    for i, c in enumerate(word):
+        if c.isalpha():
+            return word[:i] + c.upper() + word[i + 1:]
+    return word
+
+
+def ends_sentence(line: str) -> bool:
+    """The line ends a sentence, a list item or a label: what may come before a heading."""
+    line = line.strip()
+    return not line or len(line) <= 60 or line.endswith((".", ":", ";", "!", "?", ")", '"', "”", "]"))
+
+
+def title_like(text: str) -> bool:
+    """Short, in Title Case or capitals, no verb of obligation, not cut off mid-list."""
+    text = text.strip()
+    if not text or len(text) > 100 or text.endswith((",", ";")) or not (text[0].isupper() or text[0].isdigit()):
+        return False
+    words = text.rstrip(".:").split()
+    if not 1 <= len(words) <= MAX_TITLE_WORDS:
+        return False
+    for word in words:
+        if re.fullmatch(r"\d+(?:\.\d+)+\.?", word):
+            return False  # another clause's number: two headings run together, or a reference
+        core = word.strip("\"“”'’(),.:;&")
+        if not core:
+            continue
+        if core.lower() in _SENTENCE_WORDS:
+            return False
+        if not (core[0].isupper() or core[0].isdigit() or core.lower() in SMALL_WORDS or core[0] in "-–—/"):
+            return False
+    if len(words) > 1 and words[-1].lower() in SMALL_WORDS:
+        return False  # cut off mid-phrase ("... of This Agreement or the")
+    return any(len(w.strip(".,:;()")) > 1 for w in words)
+
+
+def _caps_heading(line: str, prev: str, nxt: str) -> bool:
+    """A line in capitals that is a heading, not a capitalised sentence or a line of a capitals block."""
+    letters = [c for c in line if c.isalpha()]
+    if len(letters) < 4 or any(c.islower() for c in letters) or len(line) > 80:
+        return False
+    if not re.search(r"[A-Z]{4,}", line) or not title_like(line):
+        return False
+    if line.endswith(".") and len(line.split()) > 6:
+        return False
+    if not ends_sentence(prev):
+        return False  # the rest of a sentence wrapped onto this line
+    if len(nxt) > 60 and not any(c.islower() for c in nxt) and not line.endswith((".", ":")):
+        return False  # the first line of a paragraph in capitals (a legend, a disclaimer)
+    return True
+
+
+def _split_title(rest: str) -> tuple[str, int] | None:
+    """(title, length of the heading part) when `rest` is a title, or a title then its body."""
+    if title_like(rest) and not _TITLE_END.search(rest):
+        return rest.rstrip(" .:"), len(rest)
+    m = _TITLE_END.search(rest)
+    if m and m.start() > 0 and title_like(rest[: m.start()]):
+        return rest[: m.start()].strip(), m.end()
+    if title_like(rest) and rest.endswith((".", ":")):
+        return rest.rstrip(" .:"), len(rest)
+    return None
+
+
+def _plausible(num: str) -> bool:
+    parts = num.split(".")
+    return 0 < int(parts[0]) <= 60 and all(int(p) <= 200 for p in parts[1:] if p)
+
+
+def line_heading(line: str, start: int, nxt: str, nxt_start: int, prev: str) -> Heading | None:
+    """The heading that `line` (starting at offset `start`) opens, if any. `nxt` may hold its title."""
+    stripped = line.strip()
+    lead = len(line) - len(line.lstrip())
+    at = start + lead
+    if not stripped:
+        return None
+    if m := _MD.match(stripped):
+        return Heading(at, start + len(line.rstrip()), m.group(2).strip(" #"), len(m.group(1)))
+    if _SCENE.match(stripped):
+        return Heading(at, start + len(line.rstrip()), stripped, 1)
+    if page := re.match(r"\d{1,3}[ \t]+(?=(?:ARTICLE|Article|SECTION|Section|EXHIBIT|Exhibit|ANNEX|Annex|APPENDIX|Appendix"
+                        r"|SCHEDULE|Schedule)\b)", stripped):
+        stripped, at = stripped[page.end():], at + page.end()  # a page number run into the next heading
+    if m := _LABEL.match(stripped):
+        return _label_heading(m, at, nxt, nxt_start, prev)
+    if m := _ANNEX.match(stripped):
+        rest = m.group(3).strip()
+        if (rest and not title_like(rest)) or not ends_sentence(prev) or nxt.strip()[:1].islower():
+            return None  # "Exhibit G." wrapped from "... as set forth in" is a reference
+        label = " ".join(p for p in (m.group(1).title(), m.group(2) or "") if p)
+        title = f"{label} {display(rest.rstrip(' .:'))}".strip()
+        return Heading(at, start + len(line.rstrip()), title, 0, m.group(2) or "", kind="annex")
+    if m := _NUMBERED.match(stripped):
+        return _numbered_heading(m, at, prev)
+    if _caps_heading(stripped, prev.strip(), nxt.strip()):
+        return Heading(at, start + len(line.rstrip()), display(stripped.rstrip(" .:")), 1)
+    return None
+
+
+def _label_heading(m: re.Match, at: int, nxt: str, nxt_start: int, prev: str) -> Heading | None:
+    word, num, rest = m.group(1), m.group(2), m.group(3).strip()
+    label_end = at + m.start(3) if rest else at + m.end(2)
+    number = str(roman(num) or num)
+    level = 1 if word.lower() in ("article", "part", "chapter") or "." not in num else 1 + num.count(".")
+    label = m.group(0)[: m.start(3)].strip() if rest else m.group(0).strip()
+    if not rest:  # "ARTICLE 4" alone: its title is the next line when that line is a title
+        title_line = nxt.strip()
+        if title_line and title_like(title_line) and not _NUMBERED.match(title_line) and not _LABEL.match(title_line):
+            end = nxt_start + len(nxt) - len(nxt.lstrip()) + len(title_line)
+            return Heading(at, end, f"{display(label)} {display(title_line.rstrip(' .:'))}", level, number)
+        return Heading(at, label_end, display(label.rstrip(" .:")), level, number)
+    split = _split_title(rest)
+    if split is None:
+        if not rest[0].isupper() or not ends_sentence(prev):
+            return None  # "Article 4 below, may not be offered ...", "Section 19 (Warranties ...": references
+        return Heading(at, label_end, display(label.rstrip(" .:")), level, number, body=label_end)
+    title, length = split
+    end = at + m.start(3) + len(title)
+    return Heading(at, end, f"{display(label)} {display(title)}", level, number, body=at + m.start(3) + length)
+
+
+def _numbered_heading(m: re.Match, at: int, prev: str) -> Heading | None:
+    num, dot, rest = m.group(1), m.group(2), m.group(3)
+    if not _plausible(num) or not (rest[0].isupper() or rest[0] in "\"“("):
+        return None
+    level = 1 + num.count(".")
+    split = _split_title(rest)
+    if split is not None:
+        title, length = split
+        return Heading(at, at + m.start(3) + len(title), f"{num} {display(title)}", level, num,
+                       body=at + m.start(3) + length)
+    if ("." not in num and not dot) or not ends_sentence(prev):
+        return None  # "30 Business Days after ..." is a wrapped line, not a clause
+    # A numbered clause without a title ("7.5 The Company acknowledges ..."): named by its first words.
+    words = re.split(r"[,;:.(]", rest, maxsplit=1)[0].split()[:6]
+    if len(words) < 3:
+        words = rest.split()[:6]
+    name = " ".join(words) + ("…" if len(words) < len(rest.split()) else "")
+    return Heading(at, at + m.end(2), f"{num} {name}", level, num, body=at + m.start(3), kind="untitled")
+
+
+def _inline_headings(line: str, start: int) -> list[Heading]:
+    """Headings inside one long run-on line, after a sentence end."""
+    out = []
+    for m in _INLINE_LABEL.finditer(line):
+        title = m.group(3).strip(" ,")
+        if not title or not title_like(title):
+            continue
+        word, num = m.group(1), m.group(2)
+        level = 1 if word.lower() == "article" or "." not in num else 1 + num.count(".")
+        end = start + m.start(3) + len(title)
+        out.append(Heading(start + m.start(), end, f"{display(word)} {num} {display(title)}", level,
+                           str(roman(num) or num)))
+    for m in _INLINE_NUMBERED.finditer(line):
+        num, title = m.group(1), m.group(2).strip()
+        if not _plausible(num) or title.split()[0].lower() in SMALL_WORDS or not title_like(title):
+            continue
+        if re.search(r"\b(?:ARTICLE|Article|SECTION|Section)\b|\b\d", title):
+            continue  # "7 ARTICLE 6 NOTICES 6.1 ...": a page number before the next heading, not a title
+        out.append(Heading(start + m.start(), start + m.start(2) + len(title), f"{num} {display(title)}",
+                           1 + num.count("."), num))
+    return out
+
+
+def find_headings(text: str, untitled: bool = False) -> list[Heading]:
+    """Headings of every style we know, one per start offset, in document order.
+
+    With `untitled`, numbered clauses without a title ("7.5 The Company acknowledges ...") are included:
+    they start a section of their own, but they are not headings to list in an outline.
+    """
+    lines = []
+    pos = 0
+    for raw in text.split("\n"):
+        lines.append((raw, pos))
+        pos += len(raw) + 1
+    found: dict[int, Heading] = {}
+    content = [i for i, (raw, _) in enumerate(lines) if raw.strip()]
+    taken_lines: set[int] = set()
+    first_body = _first_body_offset(text)
+    for k, i in enumerate(content):
+        if i in taken_lines:
+            continue
+        raw, start = lines[i]
+        prev = lines[content[k - 1]][0] if k > 0 else ""
+        nxt_i = content[k + 1] if k + 1 < len(content) else None
+        nxt, nxt_start = (lines[nxt_i] if nxt_i is not None else ("", len(text)))
+        h = line_heading(raw, start, nxt, nxt_start, prev)
+        if h is not None and h.kind == "annex" and (h.start < first_body or not any(
+                f.kind != "annex" for f in found.values())):
+            h = None  # "Exhibit 10.7" above the title labels the filing; it is not an annex
+        if h is not None:
+            found.setdefault(h.start, h)
+            if nxt_i is not None and h.end > nxt_start:
+                taken_lines.add(nxt_i)  # the next line was this heading's title
+        if len(raw) > LONG_LINE:
+            for inline in _inline_headings(raw, start):
+                if inline.start not in found:
+                    found[inline.start] = inline
+    return [found[k] for k in sorted(found) if untitled or found[k].kind != "untitled"]
+
+
+def _first_body_offset(text: str) -> int:
+    """Where the body begins: the first line long enough to be prose (labels and titles come before)."""
+    pos = 0
+    for raw in text.split("\n"):
+        if len(raw.strip()) > 60:
+            return pos
+        pos += len(raw) + 1
+    return 0

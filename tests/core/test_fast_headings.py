@@ -1,0 +1,138 @@
+"""Heading lines of the `fast` method (issue 20): article styles, titles, and body text that is not a heading."""
+
+from __future__ import annotations
+
+import pytest
+
+from hti_git.compile.fast import compile_fast
+from hti_git.compile.headings import find_headings
+from hti_git.compile.structure import find_sections
+from hti_git.sources.types import SourceText
+
+GAS = """GAS TRANSPORTATION AGREEMENT
+This Gas Transportation Agreement is made on the 14th day of April, 2015 by and between Alpha Operating, LLC ("Transporter") and Beta Operating LLC ("Customer").
+Article I. Definitions
+"Day" shall mean a period of twenty-four consecutive hours.
+Article II. Term
+This Agreement shall commence on the Effective Date and continue until the end of the fifteenth Contract Year.
+Article VI. Measurement & Testing
+Transporter shall measure all Gas at the Measurement Facilities.
+Article XIII. Limitation of Liability
+NO PARTY SHALL BE LIABLE FOR CONSEQUENTIAL, INCIDENTAL OR PUNITIVE DAMAGES.
+Article XV. Miscellaneous
+This Agreement shall be governed by the laws of the State of Texas.
+"""
+
+EXPECTED = ["Article I. Definitions", "Article II. Term", "Article VI. Measurement & Testing",
+            "Article XIII. Limitation of Liability", "Article XV. Miscellaneous"]
+
+
+def _subjects(record):
+    out = []
+
+    def walk(category):
+        out.extend(category.subjects)
+        for child in category.children:
+            walk(child)
+
+    for category in record.categories:
+        walk(category)
+    return out
+
+
+def test_issue_20_gas_agreement_articles_keep_their_titles_and_bodies():
+    record = compile_fast(SourceText(name="gas.txt", text=GAS, media_type="text/plain", raw_sha256="0" * 64, raw_bytes=len(GAS)))
+    body = record.categories[0]
+    names = [s.name for s in body.subjects]
+    assert [n for n in names if n.startswith("Article")] == EXPECTED
+    assert not any("Liable" in n for n in names)  # the capitalised sentence stays body text
+    by_name = {s.name: s for s in _subjects(record)}
+    text_of = {n: " ".join(v.text for v in by_name[n].fields["text"]) for n in EXPECTED}
+    assert text_of["Article XIII. Limitation of Liability"] == (
+        "NO PARTY SHALL BE LIABLE FOR CONSEQUENTIAL, INCIDENTAL OR PUNITIVE DAMAGES.")
+    assert text_of["Article XV. Miscellaneous"].startswith("This Agreement shall be governed")
+    assert by_name["Article XIII. Limitation of Liability"].aliases == ["Article 13"]
+    for n in EXPECTED:  # every span points at the exact source text
+        for v in by_name[n].fields["text"]:
+            assert GAS[v.spans[0][0]:v.spans[0][1]] == v.text
+
+
+@pytest.mark.parametrize("line, title", [
+    ("Article XIII. Limitation of Liability", "Article XIII. Limitation of Liability"),
+    ("Article XIII Limitation of Liability", "Article XIII Limitation of Liability"),
+    ("ARTICLE XIII. LIMITATION OF LIABILITY", "Article XIII. Limitation of Liability"),
+    ("ARTICLE 13 LIMITATION OF LIABILITY", "Article 13 Limitation of Liability"),
+    ("Article 13: Limitation of Liability", "Article 13: Limitation of Liability"),
+    ("Article 13 - Limitation of Liability", "Article 13 - Limitation of Liability"),
+    ("Section 13. Limitation of Liability", "Section 13. Limitation of Liability"),
+    ("SECTION 13.2 LIMITATION OF LIABILITY", "Section 13.2 Limitation of Liability"),
+    ("13. Limitation of Liability", "13 Limitation of Liability"),
+    ("13.2 Limitation of Liability. Neither party shall be liable for lost profits.", "13.2 Limitation of Liability"),
+    ("13.2 Limitation of Liability: Neither party shall be liable for lost profits.", "13.2 Limitation of Liability"),
+])
+def test_heading_variants_on_one_line(line, title):
+    text = f"Preceding paragraph of the agreement ends here.\n{line}\nNeither party shall be liable for lost profits.\n"
+    titles = [h.title for h in find_headings(text)]
+    assert titles == [title]
+
+
+@pytest.mark.parametrize("label", ["ARTICLE XIII", "Article XIII.", "ARTICLE 13", "Section 13"])
+def test_title_on_the_next_line(label):
+    text = f"The parties agree as follows.\n{label}\nLIMITATION OF LIABILITY\nNeither party shall be liable for lost profits.\n"
+    headings = find_headings(text)
+    assert len(headings) == 1
+    assert headings[0].title.endswith("Limitation of Liability")
+    sections = find_sections(text)
+    assert text[sections[-1].body:].startswith("Neither party")
+
+
+@pytest.mark.parametrize("text", [
+    "The Warrant may not be transferred except pursuant to the provisions of\nArticle 4 below, may not be offered, sold or pledged.\n",
+    "Termination is governed by the provisions of\nSection 19 (Warranties and Indemnities), Section 20 (Limitation of Liability).\n",
+    "The Company shall pay the fee within\n30 Business Days after receipt of an invoice.\n",
+    "The parties agree.\nNO PARTY SHALL BE LIABLE FOR CONSEQUENTIAL, INCIDENTAL OR PUNITIVE DAMAGES.\n",
+    "Payment is due to\nAlpha Holdings Corp.,\nat its offices in Houston.\n",
+    "The schedule is set out in\nExhibit G.\nwhich the parties have initialled.\n",
+])
+def test_body_lines_are_not_headings(text):
+    assert find_headings(text) == []
+
+
+def test_numbered_clauses_nest_under_their_article_and_untitled_clauses_are_subjects():
+    text = ("ARTICLE 7 GENERAL\n7.1 Further Assurances. Each party will execute further documents as needed.\n"
+            "7.5 The Company acknowledges that the Consultant may invoice through his own company.\n"
+            "ARTICLE 8 NOTICES\n8.1 Notices. All notices must be in writing and delivered by hand.\n")
+    sections = find_sections(text)
+    by_title = {s.title: s for s in sections}
+    assert by_title["7.1 Further Assurances"].parents == ["Article 7 General"]
+    untitled = [s for s in sections if s.number == "7.5"][0]
+    assert untitled.parents == ["Article 7 General"]
+    assert untitled.title.startswith("7.5 The Company acknowledges")
+    assert by_title["8.1 Notices"].parents == ["Article 8 Notices"]
+
+
+def test_annexes_are_their_own_branch():
+    text = ("Exhibit 10.7\nCONSULTING AGREEMENT\nThis agreement is made between the Company and the Consultant today.\n"
+            "ARTICLE 1 GENERAL\n1.1 Governing Law. This Agreement is governed by the laws of New York State.\n"
+            "Annex A\nFORM OF WARRANT\nARTICLE 1. MISCELLANEOUS.\n"
+            "1.1 Governing Law. This Warrant is governed by the laws of the State of New York.\n")
+    record = compile_fast(SourceText(name="c.txt", text=text, media_type="text/plain", raw_sha256="0" * 64, raw_bytes=len(text)))
+    names = [c.name for c in record.categories]
+    assert "Exhibits and annexes" in names
+    annexes = record.categories[names.index("Exhibits and annexes")]
+    assert [c.name for c in annexes.children] == ["Annex A"]
+    body_titles = [s.name for c in record.categories[:1] for g in c.children for s in g.subjects]
+    assert "1.1 Governing Law" in body_titles
+    assert not any("Exhibit 10.7" == c.name for c in annexes.children)  # the filing's label is no annex
+
+
+def test_run_on_text_still_finds_inline_headings():
+    text = ("CONSULTING AGREEMENT This Agreement is made between the parties as follows: ARTICLE 1 CONTRACT FOR "
+            "SERVICES 1.1 Engagement of Consultant. The Company hereby agrees to engage the Consultant in accordance "
+            "with the terms hereof. 1.2 Duties. The Consultant will report to the chief executive officer of the "
+            "Company and will advise on investor relations and corporate structure from time to time as requested. "
+            "Article 2 COMPENSATION 2.1 Remuneration. The Company will pay the Consultant a monthly fee.")
+    titles = [h.title for h in find_headings(text)]
+    assert "Article 1 Contract for Services" in titles
+    assert "1.1 Engagement of Consultant" in titles and "1.2 Duties" in titles
+    assert "Article 2 Compensation" in titles

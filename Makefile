@@ -1,13 +1,16 @@
 # hti-git developer tasks. `make install` once, then `make demo` and `make test`.
 PYTHON ?= python3
 
-.PHONY: install test lint demo bench soak
+.PHONY: install test test-quick lint demo bench soak
 
 install:  ## install hti-git and its test tools into the current Python environment
 	$(PYTHON) -m pip install -e '.[dev]'
 
 test:  ## run the whole test suite (no network, no API key needed)
 	$(PYTHON) -m pytest
+
+test-quick:  ## the inner loop: everything but the tests marked slow (make test runs them all)
+	$(PYTHON) -m pytest -m "not slow"
 
 lint:
 	$(PYTHON) -m ruff check hti_git tests bench

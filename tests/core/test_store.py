@@ -176,3 +176,32 @@ def test_init_is_idempotent_and_adopts_existing_repos(tmp_path):
     r.close()
     assert second.sha is None
     assert _git(path, "rev-list", "--count", "HEAD").strip() == "1"
+
+
+def test_a_commit_that_lands_before_the_ref_move_is_kept_and_the_compile_refuses(tmp_path, contract_text):
+    """Compare-and-swap: another writer (plain git, which takes no hti-git lock) commits on the branch
+    after the compile read it and before it moves the ref. The compile must refuse and keep that
+    commit; moving the branch without the old value would silently drop it."""
+    from hti_git.compile.pipeline import compile_path
+    from hti_git.config import Settings
+    from hti_git.errors import StoreError
+    from hti_git.workspace import init_index
+
+    init_index(tmp_path / "idx")
+    repo = IndexRepo(tmp_path / "idx")
+    other = {}
+
+    def someone_else_commits():
+        (tmp_path / "idx" / "NOTES.md").write_text("a colleague's note\n")
+        subprocess.run(["git", "-C", str(tmp_path / "idx"), "add", "NOTES.md"], check=True)
+        subprocess.run(["git", "-C", str(tmp_path / "idx"), "commit", "-qm", "note"], check=True)
+        other["sha"] = subprocess.run(["git", "-C", str(tmp_path / "idx"), "rev-parse", "HEAD"], check=True,
+                                      capture_output=True, text=True).stdout.strip()
+
+    with pytest.raises(StoreError, match="moved while committing"):
+        compile_path(repo, contract_text, Settings(), before_ref_move=someone_else_commits)
+    head = subprocess.run(["git", "-C", str(tmp_path / "idx"), "rev-parse", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    assert head == other["sha"]  # the colleague's commit is kept
+    assert not any(p.startswith("slingerbag") for p in repo.snapshot("HEAD").blob_shas(""))
+    repo.close()

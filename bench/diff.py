@@ -24,10 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from hti_git.compile.pipeline import canonical_sha256
 from hti_git.index.layout import LineMap
 from hti_git.index.page import Page
 from hti_git.store import IndexRepo
+from hti_git.text import canonical_sha256
 
 DOC = "synthetic"
 PER_PART = 10  # subjects per sub-category page

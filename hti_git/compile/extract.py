@@ -29,6 +29,7 @@ from hti_git.llm.provider import TruncatedError
 from hti_git.query.evidence import fence
 from hti_git.sentences import widen_to_sentence
 from hti_git.sources.types import Chunk
+from hti_git.text import clean_line
 from hti_git.tokens import estimate_tokens
 
 NAME_CHARS = 160
@@ -91,13 +92,6 @@ class Extracted:
     summary: str = ""
     values: list[tuple[str, FieldValue]] = field(default_factory=list)  # (field name, value)
     chunk: int = 0
-
-
-def clean_line(value: Any, limit: int) -> str:
-    """Model text made safe for a listing line: one line, no Markdown link brackets, bounded."""
-    text = " ".join(str(value if value is not None else "").split())
-    text = "".join(ch for ch in text if ch.isprintable()).replace("[", "(").replace("]", ")")
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def extraction_messages(template: Template, schema: Schema, chunk_text: str, max_subjects: int) -> list[dict]:

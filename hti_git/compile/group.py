@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hti_git.compile.extract import clean_line
 from hti_git.compile.summarize import entries
 from hti_git.index.layout import LayoutOptions
 from hti_git.index.model import Category, Subject
@@ -16,6 +15,7 @@ from hti_git.index.slug import unique_slug
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template
 from hti_git.query.evidence import fence
+from hti_git.text import clean_line
 from hti_git.tokens import estimate_tokens
 
 _GROUP = {

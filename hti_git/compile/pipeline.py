@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -24,6 +22,7 @@ from hti_git.index.slug import doc_slug, slugify
 from hti_git.llm.cache import CACHE_FILE
 from hti_git.sources import SourceText, load_source
 from hti_git.store import IndexRepo
+from hti_git.text import canonical_sha256
 
 if TYPE_CHECKING:
     from hti_git.compile.standard import StandardOptions
@@ -50,12 +49,6 @@ class CompileResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def canonical_sha256(value: Any) -> str:
-    """'sha256:<hex>' of the canonical JSON of `value` (sorted keys, compact)."""
-    data = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def schema_of(record: Record) -> dict[str, Any]:

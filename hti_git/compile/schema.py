@@ -17,6 +17,7 @@ from ruamel.yaml.error import YAMLError
 from hti_git.errors import UsageError
 from hti_git.index.page import dump_yaml, safe_yaml
 from hti_git.index.slug import slugify, unique_slug
+from hti_git.text import clean_line
 
 MAX_CATEGORIES = 12  # per level: a category listing is one page
 MAX_FIELDS = 8  # per category: a subject stays small (paper §3.2: a fixed cap)
@@ -85,12 +86,6 @@ class Schema:
         return "\n".join(x for x in lines if x)
 
 
-def _clean(value: Any, limit: int) -> str:
-    text = " ".join(str(value if value is not None else "").split())
-    text = text.replace("[", "(").replace("]", ")")  # plain text: never a Markdown link in a listing
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def schema_from_data(data: Any, *, strict: bool = False, notes: list[str] | None = None) -> Schema:
     """A validated Schema from plain data (a model reply, or a parsed schema.yaml).
 
@@ -114,7 +109,7 @@ def schema_from_data(data: Any, *, strict: bool = False, notes: list[str] | None
         seen: set[str] = set()
         for item in items if isinstance(items, list) else []:
             raw = item.get("name") if isinstance(item, dict) else item
-            name = _clean(raw, NAME_CHARS)
+            name = clean_line(raw, NAME_CHARS)
             if not name:
                 problem(f"{where}: a field has no name")
                 continue
@@ -125,7 +120,7 @@ def schema_from_data(data: Any, *, strict: bool = False, notes: list[str] | None
                 problem(f"{where}: more than {MAX_FIELDS} fields; {name!r} dropped")
                 continue
             seen.add(slugify(name))
-            desc = _clean(item.get("description") if isinstance(item, dict) else "", DESCRIPTION_CHARS)
+            desc = clean_line(item.get("description") if isinstance(item, dict) else "", DESCRIPTION_CHARS)
             out.append(FieldSpec(name, desc))
         return out
 
@@ -136,7 +131,7 @@ def schema_from_data(data: Any, *, strict: bool = False, notes: list[str] | None
             if not isinstance(item, dict):
                 problem(f"{where}: a category is not a mapping")
                 continue
-            name = _clean(item.get("name"), NAME_CHARS)
+            name = clean_line(item.get("name"), NAME_CHARS)
             if not name:
                 problem(f"{where}: a category has no name")
                 continue
@@ -161,7 +156,7 @@ def schema_from_data(data: Any, *, strict: bool = False, notes: list[str] | None
             if not fields and not children:
                 problem(f"{name}: a category needs fields or sub-categories")
                 continue
-            out.append(CategorySpec(name, slug, _clean(item.get("description"), DESCRIPTION_CHARS), fields, children))
+            out.append(CategorySpec(name, slug, clean_line(item.get("description"), DESCRIPTION_CHARS), fields, children))
         return out
 
     categories = categories_of(data.get("categories"), 1, "top level")
@@ -170,7 +165,7 @@ def schema_from_data(data: Any, *, strict: bool = False, notes: list[str] | None
     unknown = sorted(set(data) - {"overview", "categories"})
     if unknown and strict:
         problem(f"unknown key(s) {', '.join(unknown)}")
-    return Schema(_clean(data.get("overview"), 600), categories)
+    return Schema(clean_line(data.get("overview"), 600), categories)
 
 
 def load_schema_file(path: str | Path) -> Schema:

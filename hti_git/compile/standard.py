@@ -301,11 +301,12 @@ def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
     """
     from hti_git import FORMAT_VERSION
     from hti_git.compile.batch import expand_inputs
-    from hti_git.compile.pipeline import CACHE_FILE, canonical_sha256, existing_schema, method_identity
+    from hti_git.compile.pipeline import CACHE_FILE, existing_schema, method_identity
     from hti_git.errors import HtiError
     from hti_git.index.layout import INDEX_FILE
     from hti_git.index.slug import doc_slug, slugify
     from hti_git.sources import load_source
+    from hti_git.text import canonical_sha256
 
     doc_name = doc
     paths, failures = expand_inputs(inputs)

@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from hti_git.compile.extract import clean_line
 from hti_git.compile.schema import Schema
 from hti_git.index.model import Category, Subject
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template
 from hti_git.query.evidence import fence
+from hti_git.text import clean_line
 from hti_git.tokens import estimate_tokens
 
 SUBJECT_CONTENT_TOKENS = 400  # a subject in a summary prompt shows at most this much of its values

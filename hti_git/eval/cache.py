@@ -7,19 +7,19 @@ decides the result: system, commit or source hash, question, method, model, prom
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from pathlib import Path
 from typing import Any
+
+from hti_git.text import canonical_sha256
 
 CACHE_FILE = "answers.sqlite"
 
 
 def eval_key(**parts: Any) -> str:
     """"sha256:<hex>" of the canonical JSON of `parts`."""
-    raw = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(raw.encode("utf-8")).hexdigest()
+    return canonical_sha256(parts)
 
 
 class EvalCache:

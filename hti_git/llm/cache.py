@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hti_git.llm.provider import Completion, Usage
+from hti_git.text import canonical_json
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -28,11 +29,6 @@ CREATE TABLE IF NOT EXISTS responses (
 
 
 CACHE_FILE = "cache.sqlite"  # the response cache, under the repository's .git/hti/
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted-key, compact, UTF-8 JSON: the one serialisation every hash in hti-git is taken over."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def cache_key(model: str, messages: list[dict], schema: dict | None, params: dict[str, Any]) -> str:

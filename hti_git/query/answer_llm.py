@@ -18,11 +18,12 @@ from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.prompts import Template, load_template
 from hti_git.query.answer import Answer, Citation, Step
-from hti_git.query.evidence import Evidence, EvidenceBook, check_citation, fence, one_line
+from hti_git.query.evidence import Evidence, EvidenceBook, check_citation, fence
 from hti_git.query.lexical_nav import DocContext
 from hti_git.query.navigate import Budget, DocNavigation, step_tokens
 from hti_git.query.route import route
 from hti_git.store import Snapshot
+from hti_git.text import one_line
 from hti_git.tokens import estimate_tokens
 
 ANSWER_SCHEMA = {

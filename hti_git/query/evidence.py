@@ -29,12 +29,6 @@ def fence(text: str) -> str:
     return f"<document>\n{text}\n</document>"
 
 
-def one_line(text: str, limit: int) -> str:
-    """Whitespace collapsed and cut to `limit` characters (with an ellipsis)."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 @dataclass
 class Evidence:
     """A citable item: a field value of a page (spans from the index) or a window of source.txt."""

@@ -18,8 +18,9 @@ from hti_git.index.page import Page
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template
 from hti_git.query.answer import Step
-from hti_git.query.evidence import EvidenceBook, fence, one_line
+from hti_git.query.evidence import EvidenceBook, fence
 from hti_git.store import Snapshot
+from hti_git.text import one_line
 
 ACTIONS = ("answer", "open", "follow", "up")
 NAVIGATE_SCHEMA = {

@@ -6,9 +6,10 @@ from hti_git.index.layout import INDEX_FILE
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template
 from hti_git.query.answer import Step
-from hti_git.query.evidence import fence, one_line
+from hti_git.query.evidence import fence
 from hti_git.query.navigate import step_tokens
 from hti_git.store import Snapshot
+from hti_git.text import one_line
 
 ROUTE_SCHEMA = {
     "type": "object",

@@ -17,11 +17,11 @@ from typing import Any
 
 from ruamel.yaml.error import YAMLError
 
-from hti_git.compile.pipeline import canonical_sha256
 from hti_git.errors import PageFormatError, UsageError
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE
 from hti_git.index.page import Page, safe_yaml
 from hti_git.store import Snapshot
+from hti_git.text import canonical_sha256
 from hti_git.tokens import estimate_tokens
 
 BUDGET_TOLERANCE = 1.5

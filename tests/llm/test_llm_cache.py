@@ -3,8 +3,9 @@ import sys
 import threading
 from pathlib import Path
 
-from hti_git.llm.cache import ResponseCache, cache_key, canonical_json
+from hti_git.llm.cache import ResponseCache, cache_key
 from hti_git.llm.provider import Completion, Usage
+from hti_git.text import canonical_json
 
 MESSAGES = [{"role": "user", "content": "Who may terminate?"}]
 

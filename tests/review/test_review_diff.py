@@ -8,12 +8,12 @@ from click.testing import CliRunner
 from review_support import CLAUSES, commit_files, contract, edit_page
 
 from hti_git.cli import main
-from hti_git.compile.pipeline import canonical_sha256
 from hti_git.config import Settings
 from hti_git.index.page import parse_page
 from hti_git.review.diff import FORMAT, diff_revisions
 from hti_git.review.render import render_text
 from hti_git.review.words import plain, word_diff
+from hti_git.text import canonical_sha256
 
 DOC = "services"
 

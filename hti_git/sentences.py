@@ -73,10 +73,7 @@ def widen_to_sentence(text: str, start: int, end: int, limit: int = MAX_SENTENCE
             half = limit // 2
             s = max(s, _word_start(text, start - half))
             e = min(e, _word_end(text, end + half))
-    while s < e and text[s].isspace():
-        s += 1
-    while e > s and text[e - 1].isspace():
-        e -= 1
+    s, e = strip_span(text, s, e)
     return min(s, start), max(e, end)
 
 
@@ -102,19 +99,19 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
     for m in _BOUNDARY.finditer(text, start, min(len(text), end + 8)):
         if m.end() > end + 1 or not _is_end(text, m):
             continue
-        piece_end = min(_end_of(m), end)
-        s, e = at, piece_end
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
+        s, e = strip_span(text, at, min(_end_of(m), end))
         if e > s:
             yield s, e
         at = m.end()
-    s, e = at, end
-    while s < e and text[s].isspace():
-        s += 1
-    while e > s and text[e - 1].isspace():
-        e -= 1
+    s, e = strip_span(text, at, end)
     if e > s:
         yield s, e
+
+
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) without the whitespace at either edge of text[start:end]."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end

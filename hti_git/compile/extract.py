@@ -27,7 +27,7 @@ from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template
 from hti_git.llm.provider import TruncatedError
 from hti_git.query.evidence import fence
-from hti_git.sentences import widen_to_sentence
+from hti_git.sentences import strip_span, widen_to_sentence
 from hti_git.sources.types import Chunk
 from hti_git.text import clean_line
 from hti_git.tokens import estimate_tokens
@@ -289,11 +289,7 @@ def _pieces(text: str, max_tokens: int) -> list[tuple[int, int]]:
             else:
                 space = text.rfind(" ", start + 1, limit)
                 end = space + 1 if space > start else min(limit, len(text))
-        a, b = start, end
-        while a < b and text[a].isspace():
-            a += 1
-        while b > a and text[b - 1].isspace():
-            b -= 1
+        a, b = strip_span(text, start, end)
         if b > a:
             out.append((a, b))
         start = end

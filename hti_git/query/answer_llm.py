@@ -22,6 +22,7 @@ from hti_git.query.evidence import Evidence, EvidenceBook, check_citation, fence
 from hti_git.query.lexical_nav import DocContext
 from hti_git.query.navigate import Budget, DocNavigation, step_tokens
 from hti_git.query.route import route
+from hti_git.sentences import widen_to_sentence
 from hti_git.store import Snapshot
 from hti_git.text import one_line
 from hti_git.tokens import estimate_tokens
@@ -45,6 +46,7 @@ ANSWER_SCHEMA = {
     "additionalProperties": False,
 }
 FALLBACK_TOKENS = 1500  # source.txt read on a miss: the best BM25 windows up to this many tokens
+WINDOW_EDGE_CHARS = 300  # a fallback window grows at most this much at each edge to end on a sentence
 MAX_CITATIONS = 6
 
 
@@ -196,7 +198,16 @@ def source_windows(snapshot: Snapshot, docs: list[str], question: str, budget_to
             cost = budget_tokens
         chosen.append((doc, s, e))
         used += cost
-    book = EvidenceBook("S")
+    # a window starts and ends on sentence (or list-item, or table-row) edges, never mid-clause;
+    # windows that then touch are one
+    windows: list[list] = []
     for doc, s, e in sorted(chosen):
+        s, e = widen_to_sentence(contexts[doc].text, s, e, WINDOW_EDGE_CHARS)
+        if windows and windows[-1][0] == doc and s <= windows[-1][2]:
+            windows[-1][2] = max(windows[-1][2], e)
+        else:
+            windows.append([doc, s, e])
+    book = EvidenceBook("S")
+    for doc, s, e in windows:
         book.add(doc, f"{doc}/{SOURCE_FILE}", SOURCE_FILE, contexts[doc].text[s:e], [(s, e)])
     return list(book.items.values())

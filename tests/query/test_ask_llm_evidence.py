@@ -103,3 +103,19 @@ def test_ask_json_reports_usage_per_stage(repo, monkeypatch):
     stages = data["usage"]["stages"]
     assert stages["navigate"]["calls"] == 4 and stages["answer"]["calls"] == 1
     assert sum(s["input_tokens"] for s in stages.values()) == data["usage"]["input_tokens"]
+
+
+def test_fallback_windows_start_and_end_on_sentence_edges(repo):
+    from hti_git.query.answer_llm import source_windows
+
+    snap = repo.snapshot()
+    source = snap.read_text(f"{DOC}/source.txt")
+    windows = source_windows(snap, [DOC], "When may the Company terminate the Consultant without Cause?", 1500)
+    assert windows
+    for w in windows:
+        s, e = w.spans[0]
+        assert source[s:e] == w.text
+        assert s == 0 or source[s - 1] in " \n" and source[:s].rstrip()[-1:] in ".;:!?)\n" or source[s - 1] == "\n"
+        assert w.text.rstrip()[-1] in ".;:!?)\"”’" or e == len(source) or source[e] == "\n"
+    spans = sorted(w.spans[0] for w in windows)
+    assert all(a[1] < b[0] for a, b in zip(spans, spans[1:]))  # no window repeats another's text

@@ -186,16 +186,17 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
 # What a discovered schema typically looks like in the extraction prompt, for --estimate before
 # any schema exists.
 _TYPICAL_SCHEMA = Schema(
-    "A typical schema of four categories of four fields.",
+    "A typical schema of six categories of four fields.",
     [CategorySpec(f"Category {i}", f"category-{i}", "A broad area of the document with its specific items.",
                   [FieldSpec(f"field {j}", "what this field records about each subject") for j in range(4)])
-     for i in range(4)],
+     for i in range(6)],
 )
 # How a capable model's replies run, for the parts of a compile that depend on them. Calibrated on
 # real replies to these prompts (README, "The standard compile with a capable model").
 CHARS_PER_SUBJECT = 600  # one subject per this much passage, up to the subject cap
-SUBJECT_REPLY_TOKENS = 120  # one subject in an extraction reply (a capable model: 100-140)
-MULTI_CHUNK_SHARE = 0.05  # subjects met again in a later chunk (parties, defined terms): re-summarised
+SUBJECT_REPLY_TOKENS = 145  # one subject in an extraction reply (capable-model runs: 140-150 at the cap)
+SUBJECTS_PER_CATEGORY = 8  # capable-model runs: 38 subjects in 5 categories, 57 in 7, 190 in 9
+MULTI_CHUNK_SHARE = 0.1  # subjects met again in a later chunk (parties, defined terms): re-summarised
 DISCOVER_REPLY_TOKENS = 700
 SUBJECT_LINE_TOKENS = 45  # a one-line summary, or a subject's line in a category prompt
 SUBJECT_PROMPT_TOKENS = 110  # a subject's values in a summary prompt
@@ -250,7 +251,9 @@ def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | 
     finally:
         if cache is not None:
             cache.close()
-    categories = max(1, sum(1 for c in used.keyed().values() if c.fields))
+    # a short document fills only some of its categories: one per SUBJECTS_PER_CATEGORY subjects
+    leaves = max(1, sum(1 for c in used.keyed().values() if c.fields))
+    categories = max(1, min(leaves, -(-subjects // SUBJECTS_PER_CATEGORY)))
     # subjects met in more than one chunk: a category's worth per call
     again = int(subjects * MULTI_CHUNK_SHARE) if len(chunks) > 1 else 0
     if again:

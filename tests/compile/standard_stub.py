@@ -55,10 +55,11 @@ def _anchor(sentence: str, words: int = 6) -> str:
     return " ".join(sentence.split()[:words])
 
 
-def _reading(sentence: str) -> str:
-    """A short value in the model's own words: the sentence's gist, not a copy of it."""
+def _reading(sentence: str, words_kept: int = 12) -> str:
+    """A short value in the model's own words: the sentence's gist, not a copy of it (as long as
+    the readings of the capable-model runs: about 145 tokens a subject in all)."""
     words = sentence.split()
-    return " ".join(words[:8]).rstrip(".,;:") + ("…" if len(words) > 8 else "")
+    return " ".join(words[:words_kept]).rstrip(".,;:") + ("…" if len(words) > words_kept else "")
 
 
 def extract(content: str) -> dict:
@@ -75,7 +76,7 @@ def extract(content: str) -> dict:
         used.add(m.start(3))
         subjects.append({
             "category": clause_key, "name": f"{number} {title}", "aliases": [f"Section {number}"],
-            "summary": f"{title}: {_reading(sentence)}",
+            "summary": f"{title}: {_reading(sentence, 22)}",
             "fields": [{"field": "text", "value": _reading(sentence), "anchor": _anchor(sentence)},
                        {"field": "section", "value": number, "anchor": f"{number} {title}"}],
         })
@@ -96,7 +97,7 @@ def extract(content: str) -> dict:
             sentence = m.group(0)
             subjects.append({
                 "category": clause_key, "name": "Provision: " + _anchor(sentence, 5), "aliases": [],
-                "summary": _reading(sentence),
+                "summary": _reading(sentence, 22),
                 "fields": [{"field": "text", "value": _reading(sentence), "anchor": _anchor(sentence)}],
             })
     return {"subjects": subjects[:cap]}

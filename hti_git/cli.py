@@ -20,9 +20,19 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 class _Group(click.Group):
     """Turns library errors into one-line messages and exit codes: no tracebacks for users."""
 
+    def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:  # a bad option before the command name: `hti-git --bogus`
+            _usage_error(exc)
+            raise click.exceptions.Exit(exc.exit_code) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:  # the parser's, or a command's own, usage errors
+            _usage_error(exc)
+            ctx.exit(exc.exit_code)
         except HtiError as exc:
             click.echo(f"hti-git: error: {exc}", err=True)
             ctx.exit(exc.exit_code)
@@ -32,6 +42,18 @@ class _Group(click.Group):
         except BrokenPipeError:
             sys.stderr.close()
             ctx.exit(1)
+
+
+def _usage_error(exc: click.UsageError) -> None:
+    """A usage error as one line, as every other error is, with where to read the usage.
+
+    Click's own rendering takes three lines (usage, "Try ... for help", the error); the usage line
+    is what --help is for.
+    """
+    message = " ".join(exc.format_message().split()).rstrip(".")
+    message = message[:1].lower() + message[1:]
+    where = exc.ctx.command_path if exc.ctx is not None else "hti-git"
+    click.echo(f"hti-git: error: {message} (see '{where} --help')", err=True)
 
 
 def _emit_json(data: Any) -> None:
@@ -62,6 +84,11 @@ def main(ctx: click.Context, directory: str) -> None:
       hti-git ask "Which state's law governs this agreement?"
     """
     ctx.ensure_object(dict)
+    if not Path(directory).is_dir():
+        from hti_git.errors import UsageError
+
+        reason = "not a directory" if Path(directory).exists() else "no such directory"
+        raise UsageError(f"-C {directory}: {reason}")
     ctx.obj["dir"] = directory
 
 
@@ -101,6 +128,8 @@ def init(ctx: click.Context, directory: str, as_json: bool) -> None:
 @click.option("--doc", "doc_name", default=None, help="Index folder name (default: from the file name).")
 @click.option("--branch", default=None, help="Commit to this branch instead of the current one.")
 @click.option("--in-place", is_flag=True, help="A recompile under new settings commits on the current branch.")
+@click.option("--replace", is_flag=True,
+              help="Let a different source file replace the document of the same name (refused without it).")
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None,
               help="At most N model calls in flight, and up to N documents at once (default: "
                    "`concurrency` from hti.yaml, 8, with documents one at a time).")
@@ -115,7 +144,7 @@ def init(ctx: click.Context, directory: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (a list, one per document).")
 @click.pass_context
 def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc_name: str | None,
-            branch: str | None, in_place: bool, jobs: int | None, one_commit: bool, model: str | None,
+            branch: str | None, in_place: bool, replace: bool, jobs: int | None, one_commit: bool, model: str | None,
             schema_file: str | None, estimate: bool, max_tokens: int | None, no_cache: bool,
             as_json: bool) -> None:
     """Compile documents into the index and commit each one.
@@ -145,7 +174,8 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
     if doc_name and (len(inputs) > 1 or Path(inputs[0]).is_dir()):
         raise click.UsageError("--doc names one document; pass a single file with it")
     settings = settings.with_overrides(model=model)
-    chosen = method or settings.resolved_method()
+    # --model asks for a model: without an endpoint that is an error naming what is missing, not fast
+    chosen = method or ("standard" if model and settings.method == "auto" else settings.resolved_method())
     standard = None
     if chosen == "standard":
         from hti_git.compile.schema import load_schema_file
@@ -165,9 +195,9 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
             for row in rows:
                 click.echo(_estimate_line(row))
         return
-    if chosen == "fast" and method is None and not as_json:
-        click.echo("No model endpoint configured: compiling with the offline 'fast' method "
-                   "(set OPENAI_API_KEY or HTI_MODEL to use 'standard').", err=True)
+    if chosen == "fast" and method is None and settings.method == "auto" and not as_json:
+        click.echo(f"Compiling with the offline 'fast' method; for 'standard': {settings.model_missing()}.",
+                   err=True)
     single = len(inputs) == 1 and not Path(inputs[0]).is_dir() and not any(c in inputs[0] for c in "*?[")
     show_bar = not as_json and sys.stderr.isatty() and (len(inputs) > 1 or Path(inputs[0]).is_dir())
     bar = click.progressbar(length=0, label="compiling", file=sys.stderr) if show_bar else None
@@ -201,7 +231,8 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
     if jobs is not None:
         settings = settings.with_overrides(concurrency=jobs)  # -j bounds model calls, shared by the documents
     batch = compile_many(repo, list(inputs), settings, jobs=jobs or 1, one_commit=one_commit, on_done=on_done,
-                         method=chosen, doc=doc_name, branch=branch, in_place=in_place, standard=standard,
+                         method=chosen, doc=doc_name, branch=branch, in_place=in_place, replace=replace,
+                         standard=standard,
                          progress=on_progress if show_stage else None)
     if bar is not None:
         bar.render_finish()
@@ -371,8 +402,10 @@ def ls_command(ctx: click.Context, rev: str, as_json: bool) -> None:
               help="text (coloured on a terminal), json (stable, see hti_git/review/diff.py) or md (PR comment).")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Most items listed per section before 'N more' (default: 25 for md, 200 for text).")
+@click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON (the same as --format json).")
 @click.pass_context
-def diff_command(ctx: click.Context, rev_a: str, rev_b: str, doc_name: str | None, fmt: str, limit: int | None) -> None:
+def diff_command(ctx: click.Context, rev_a: str, rev_b: str, doc_name: str | None, fmt: str, limit: int | None,
+                 as_json: bool) -> None:
     """Semantic diff of the index between revisions A and B (default B: HEAD), without checkout.
 
     Reports documents added/removed/recompiled, provenance (source vs model changes), schema,
@@ -383,13 +416,16 @@ def diff_command(ctx: click.Context, rev_a: str, rev_b: str, doc_name: str | Non
     Example:
       hti-git diff main hti/contract/fast-1a2b3c4d
       hti-git diff HEAD~1 HEAD --doc contract --format md > comment.md
+      hti-git diff main HEAD --json
     """
     from hti_git.review.diff import diff_revisions
     from hti_git.review.render import render_markdown, render_text
 
+    if as_json and fmt not in ("text", "json"):
+        raise click.UsageError(f"--json and --format {fmt} ask for different outputs; pass one of them")
     repo, _ = _repo(ctx)
     result = diff_revisions(repo, rev_a, rev_b, doc_name)
-    if fmt == "json":
+    if fmt == "json" or as_json:
         _emit_json(result)
     elif fmt == "md":
         click.echo(render_markdown(result, limit or 25), nl=False)
@@ -494,8 +530,7 @@ def check(ctx: click.Context, model: str | None, as_json: bool) -> None:
         settings, root = load_settings(None), None
     settings = settings.with_overrides(model=model)
     if not settings.model_configured():
-        raise ConfigError("no model endpoint configured: set OPENAI_API_KEY (and HTI_MODEL or `model:` in "
-                          "hti.yaml), or OPENAI_BASE_URL for a local OpenAI-compatible server")
+        raise ConfigError(f"no usable model endpoint: {settings.model_missing()}")
     report = check_endpoint(settings, root)
     if as_json:
         _emit_json(report)
@@ -685,7 +720,7 @@ def schema_discover(ctx: click.Context, docs: tuple[str, ...], output: str, mode
         root, cache_path, settings = None, None, load_settings(None)
     settings = settings.with_overrides(model=model)
     if not settings.model_configured():
-        raise UsageError("schema discover needs a model: set HTI_MODEL (and OPENAI_API_KEY or OPENAI_BASE_URL)")
+        raise UsageError(f"schema discover needs a model endpoint: {settings.model_missing()}")
     result = propose_schema(list(docs), settings, root, cache_path, no_cache=no_cache)
     data = dump_schema_yaml(result["schema"])
     if output == "-":

@@ -52,8 +52,26 @@ class Settings:
         return os.environ.get(self.api_key_env) or None
 
     def model_configured(self) -> bool:
-        """True when a model endpoint is configured (a model name, a key or a base URL)."""
-        return bool(self.model or self.base_url or self.api_key)
+        """True when a model endpoint is usable: a model name, and a key or a base URL to send it to.
+
+        A model name alone (HTI_MODEL without a key) or a key alone (no model to ask) is not enough,
+        so `auto` picks standard compiles and LLM navigation only when they can actually run.
+        """
+        return self.model_missing() is None
+
+    def model_missing(self) -> str | None:
+        """What the user must still set for the standard method and LLM navigation; None when nothing."""
+        endpoint = bool(self.api_key or self.base_url)
+        if self.model and endpoint:
+            return None
+        if self.model:
+            return (f"model {self.model!r} is set but no endpoint: set {self.api_key_env} "
+                    "(OpenAI), or OPENAI_BASE_URL for a local OpenAI-compatible server")
+        if endpoint:
+            given = self.api_key_env if self.api_key else "OPENAI_BASE_URL"
+            return f"{given} is set but no model: set HTI_MODEL, `model:` in hti.yaml, or --model"
+        return (f"set {self.api_key_env} and HTI_MODEL (OpenAI), or OPENAI_BASE_URL and HTI_MODEL "
+                "(a local OpenAI-compatible server)")
 
     def resolved_method(self) -> str:
         if self.method != "auto":

@@ -17,6 +17,10 @@ class NotARepositoryError(HtiError):
     """The directory is not an hti-git index repository."""
 
 
+class NotAnIndexError(NotARepositoryError):
+    """A Git repository without hti.yaml: `hti-git init` has not made it an index repository."""
+
+
 class SourceError(HtiError):
     """A document cannot be read: missing, empty, unsupported, corrupt, encrypted, too large."""
 

@@ -138,6 +138,10 @@ class IndexRepo:
     """An index repository: a Git repository (bare or not) plus hti-git's state in .git/hti/."""
 
     def __init__(self, path: str | Path = ".", search_parent_directories: bool = True):
+        if not Path(path).exists():
+            raise NotARepositoryError(f"{path}: no such directory")
+        if not Path(path).is_dir():
+            raise NotARepositoryError(f"{path}: not a directory")
         try:
             self.repo = git.Repo(path, search_parent_directories=search_parent_directories)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
@@ -200,15 +204,10 @@ class IndexRepo:
     def changed_paths(self, rev_a: str, rev_b: str, prefix: str = "") -> list[tuple[str, str]]:
         """(status, path) for files that differ between two revisions, from tree shas alone."""
         a, b = self.resolve(rev_a), self.resolve(rev_b)
-        args = ["-r", "--no-renames", "--name-status", a.hexsha if a else _empty_tree(self.repo), b.hexsha]
+        args = ["-r", "-z", "--no-renames", "--name-status", a.hexsha if a else _empty_tree(self.repo), b.hexsha]
         if prefix:
             args += ["--", prefix]
-        out = self.repo.git.diff_tree(*args)
-        rows = []
-        for line in out.splitlines():
-            status, _, path = line.partition("\t")
-            rows.append((status, path))
-        return rows
+        return _name_status(self.repo.git.diff_tree(*args))
 
     def changed_blobs(self, rev_a: str, rev_b: str, prefix: str = "") -> list[tuple[str, str, str | None, str | None]]:
         """(status, path, blob sha at rev_a, blob sha at rev_b) for files that differ; None where absent.
@@ -264,8 +263,16 @@ class IndexRepo:
         """Uncommitted (staged, unstaged or untracked) paths under `prefix` in the working tree."""
         if self.bare:
             return []
-        out = self.repo.git.status("--porcelain", "--untracked-files=all", "--", prefix)
-        return [line[3:] for line in out.splitlines() if line.strip()]
+        entries = self.repo.git.status("--porcelain", "-z", "--untracked-files=all", "--", prefix).split("\0")
+        paths, i = [], 0
+        while i < len(entries):
+            entry = entries[i]
+            i += 1
+            if len(entry) > 3:
+                paths.append(entry[3:])
+                if entry[0] in "RC":
+                    i += 1  # a rename or copy is followed by its original path
+        return paths
 
     # -- locking -----------------------------------------------------------------------------------
 
@@ -378,8 +385,8 @@ class IndexRepo:
         return CommitResult(new_commit.hexsha, branch, changed, created)
 
     def _diff_names(self, old: str | None, new: str) -> list[tuple[str, str]]:
-        out = self.repo.git.diff_tree("-r", "--no-renames", "--name-status", old or _empty_tree(self.repo), new)
-        return [tuple(line.split("\t", 1)) for line in out.splitlines() if line]
+        out = self.repo.git.diff_tree("-r", "-z", "--no-renames", "--name-status", old or _empty_tree(self.repo), new)
+        return _name_status(out)
 
     def _sync_worktree(self, commit_sha: str, paths: tuple[str, ...]) -> None:
         """Make index and working tree match `commit_sha` for `paths` (all other paths untouched)."""
@@ -518,6 +525,13 @@ class _TreeBuilder:
         tree_to_stream(entries, buf.write)
         data = buf.getvalue()
         return self.repo.odb.store(IStream(b"tree", len(data), BytesIO(data))).binsha
+
+
+def _name_status(out: str) -> list[tuple[str, str]]:
+    """(status, path) pairs from `git diff-tree -z --name-status`: paths verbatim, never C-quoted
+    (without -z, git quotes names outside ASCII, such as a document folder named 契約)."""
+    fields = out.split("\0")
+    return [(status, path) for status, path in zip(fields[0::2], fields[1::2]) if status]
 
 
 def _split(path: str) -> list[str]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import hti_git
 from hti_git.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT, Settings, load_settings
+from hti_git.errors import NotAnIndexError
 from hti_git.store import IndexRepo, init_repository
 
 GITATTRIBUTES = "*.md diff=markdown\nsource.txt diff linguist-generated=false\n"
@@ -44,7 +45,24 @@ def init_index(path: str | Path) -> dict[str, Any]:
 
 
 def open_index(path: str | Path = ".") -> tuple[IndexRepo, Settings]:
-    """The index repository containing `path` and its settings."""
+    """The index repository containing `path` and its settings.
+
+    Raises NotAnIndexError for a Git repository that `hti-git init` never made an index (it has no
+    hti.yaml, in its working tree or at HEAD): compiling there would commit document folders onto
+    someone's code, and reading there finds nothing to read.
+    """
     repo = IndexRepo(path)
+    if not is_index(repo):
+        root = repo.root
+        repo.close()
+        raise NotAnIndexError(f"{root} is a Git repository but not an hti-git index (no {CONFIG_FILE}); "
+                              f"run 'hti-git init' there to make it one")
     repo.recover_if_idle()  # a compile killed after its ref move left the working tree behind
     return repo, load_settings(None if repo.bare else repo.root)
+
+
+def is_index(repo: IndexRepo) -> bool:
+    """True when `repo` is an index repository: hti.yaml in its working tree or committed at HEAD."""
+    if not repo.bare and (repo.root / CONFIG_FILE).is_file():
+        return True
+    return repo.snapshot("HEAD").exists(CONFIG_FILE)

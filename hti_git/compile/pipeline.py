@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -18,7 +20,7 @@ from hti_git.errors import HtiError, UsageError
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LayoutOptions, build_pages
 from hti_git.index.model import Record
 from hti_git.index.page import dump_yaml, safe_yaml
-from hti_git.index.slug import doc_slug, slugify
+from hti_git.index.slug import doc_slug, name_slug, slugify
 from hti_git.llm.cache import CACHE_FILE
 from hti_git.sources import SourceText, load_source
 from hti_git.store import IndexRepo
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from hti_git.compile.standard import StandardOptions
 
 Progress = Callable[[str], None]
+SOURCES_TRAILER = "HTI-Sources"  # {doc: source path relative to the repository root}, JSON
 
 
 @dataclass
@@ -172,6 +175,7 @@ def prepare_compile(
     doc: str | None = None,
     branch: str | None = None,
     in_place: bool = False,
+    replace: bool = False,
     progress: Progress | None = None,
     standard: StandardOptions | None = None,
     source: SourceText | None = None,
@@ -186,7 +190,8 @@ def prepare_compile(
     if source is None:
         note("reading source")
         source = load_source(path, settings.max_text_bytes)
-    doc = slugify(doc, 80) if doc else doc_slug(source.name)
+    doc = name_slug(doc, 80) if doc else doc_slug(source.name)
+    origin = source_origin(repo.root, path)
     if method == "standard":
         from hti_git.compile.standard import StandardOptions, prompt_hashes
 
@@ -209,6 +214,10 @@ def prepare_compile(
     if same_identity and same_source and existing.get("format") == FORMAT_VERSION and not branch:
         result.seconds = round(time.perf_counter() - started, 3)
         return PreparedCompile(result)
+    if existing is not None and not replace:
+        known = recorded_source(repo, doc)
+        _refuse_other_source(repo.root, doc, known, (existing.get("source") or {}).get("name"), origin,
+                             source.name, Path(path))
     if existing is not None and not same_identity and not in_place:
         # A recompile under other settings lands on a branch; if one already holds exactly this
         # compile (same settings, same source), there is nothing to do.
@@ -255,6 +264,7 @@ def prepare_compile(
         "HTI-Calls": str(usage_total.get("calls", 0)),
         "HTI-Tokens-In": str(usage_total.get("input_tokens", 0)),
         "HTI-Tokens-Out": str(usage_total.get("output_tokens", 0)),
+        SOURCES_TRAILER: json.dumps({doc: origin}, ensure_ascii=False),
     }
     verb = "Recompile" if existing is not None else "Compile"
     message = f"{verb} {doc} ({method})\n\nSource: {source.name}, {len(source.text):,} chars; {len(pages)} pages."
@@ -264,6 +274,48 @@ def prepare_compile(
     result.warnings = list(source.warnings) + list(built.notes)
     result.seconds = round(time.perf_counter() - started, 3)
     return PreparedCompile(result, files, message, trailers, target_branch)
+
+
+def source_origin(root: Path, path: str | Path) -> str:
+    """Where a source file lives, as a POSIX path relative to the repository root.
+
+    Recorded in the compile commit's HTI-Sources trailer (not in the pages, whose bytes depend only
+    on the document's content and the settings), so a later compile can tell a recompile of the
+    same file (same path, perhaps edited) from a different file that happens to have the same name.
+    Relative, so the record holds for every clone that keeps the sources in the same place.
+    """
+    return Path(os.path.relpath(Path(path).resolve(), Path(root).resolve())).as_posix()
+
+
+def recorded_source(repo: IndexRepo, doc: str, depth: int = 200) -> str | None:
+    """The source path the newest compile of `doc` at HEAD recorded (None: none recorded)."""
+    for row in repo.log("HEAD", paths=[doc], max_count=depth):
+        try:
+            sources = json.loads(row["trailers"].get(SOURCES_TRAILER) or "{}")
+        except ValueError:
+            continue
+        if isinstance(sources, dict) and isinstance(sources.get(doc), str):
+            return sources[doc]
+    return None
+
+
+def _refuse_other_source(root: Path, doc: str, known: str | None, known_name: str | None, origin: str,
+                         name: str, path: Path) -> None:
+    """Raise when `doc` already indexes a different source file than the one at `origin`.
+
+    An index whose commits recorded no source path (compiled before they did) is matched by file
+    name alone.
+    """
+    if known == origin or (not known and known_name in (None, name)):
+        return
+    folder = name_slug(path.resolve().parent.name, 20, fallback="")
+    suggestion = name_slug(f"{folder}-{doc}", 80) if folder and f"{folder}-" not in doc else f"{doc}-2"
+    shown = known_name
+    if known:
+        where = os.path.normpath(Path(root) / known)
+        shown = os.path.relpath(where) if not os.path.relpath(where).startswith(f"..{os.sep}..") else where
+    raise UsageError(f"{doc}/ already indexes {shown}, a different file: give this one its own index with "
+                     f"--doc {suggestion}, or pass --replace to replace it")
 
 
 def _recompile_branches(repo: IndexRepo, doc: str, branch: str | None) -> list[str]:
@@ -309,7 +361,11 @@ def commit_prepared(
             else:
                 docs = ", ".join(p.result.doc for p in group)
                 message = f"Compile {len(group)} documents\n\n{docs}"
-                trailers = {"HTI-Doc": " ".join(p.result.doc for p in group), "HTI-Method": group[0].result.method}
+                sources: dict[str, str] = {}
+                for p in group:
+                    sources.update(json.loads(p.trailers.get(SOURCES_TRAILER) or "{}"))
+                trailers = {"HTI-Doc": " ".join(p.result.doc for p in group), "HTI-Method": group[0].result.method,
+                            SOURCES_TRAILER: json.dumps(sources, ensure_ascii=False)}
             commit = repo.commit(
                 files,
                 message,
@@ -337,11 +393,12 @@ def compile_path(
     doc: str | None = None,
     branch: str | None = None,
     in_place: bool = False,
+    replace: bool = False,
     progress: Progress | None = None,
     before_ref_move: Callable[[], None] | None = None,
     standard: StandardOptions | None = None,
 ) -> CompileResult:
     """Compile the document at `path` into the index repository and commit it."""
     prepared = prepare_compile(repo, path, settings, method=method, doc=doc, branch=branch,
-                               in_place=in_place, progress=progress, standard=standard)
+                               in_place=in_place, replace=replace, progress=progress, standard=standard)
     return commit_prepared(repo, [prepared], before_ref_move=before_ref_move)[0]

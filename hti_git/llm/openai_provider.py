@@ -6,11 +6,13 @@ provider remembers that, so later calls go straight to JSON mode. Whatever the m
 validated against the schema; an invalid reply gets ONE repair turn quoting the error, then fails.
 
 Error policy (the client retries TransientModelError, gives up on ModelError):
-- transient: 429, 408, 409, 5xx, timeouts, connection errors, an unreadable HTTP body, an empty
-  choice list (servers return one when overloaded or mid-restart; a retry usually succeeds);
-- permanent: other 4xx (bad key, unknown model, context too long), a refusal, and a reply that is
-  still not valid JSON for the schema after the repair turn (resending the same prompt would
-  most likely produce the same reply, so we fail clearly instead of burning attempts).
+- transient: 429, 408, 409, 5xx, timeouts, connection errors other than a refused connection, an
+  unreadable HTTP body, an empty choice list (servers return one when overloaded or mid-restart; a
+  retry usually succeeds);
+- permanent: a refused connection (nothing listens on that port: it fails at once, with a hint),
+  other 4xx (bad key, unknown model, context too long), a refusal, and a reply that is still not
+  valid JSON for the schema after the repair turn (resending the same prompt would most likely
+  produce the same reply, so we fail clearly instead of burning attempts).
 """
 
 from __future__ import annotations
@@ -163,6 +165,10 @@ class OpenAIProvider:
                 raise TransientModelError(f"request timed out after {self.timeout:g}s") from None
             except openai.APIConnectionError as exc:
                 where = redact_url(self.base_url) or "api.openai.com"  # credentials in the URL stay out of messages
+                if _refused(exc):
+                    # Nothing listens there: retrying with backoff would only delay the same answer.
+                    raise ModelError(f"cannot reach {where}: connection refused (is the server running? check "
+                                     "OPENAI_BASE_URL or base_url in hti.yaml, or use --method fast)") from None
                 raise TransientModelError(f"cannot reach {where}: {exc}") from None
             except (openai.APIResponseValidationError, ValueError) as exc:
                 raise TransientModelError(f"unreadable response from the server: {exc}") from None
@@ -263,6 +269,23 @@ def _parse_and_validate(text: str, schema: dict) -> tuple[Any, str | None]:
     if errors:
         return None, "; ".join(errors)
     return value, None
+
+
+def _refused(exc: BaseException) -> bool:
+    """True when a connection error was caused by a refused connection (nothing listens on the port).
+
+    The SDK wraps it several times over (httpx, httpcore, anyio's OSError and exception groups).
+    """
+    todo, seen = [exc], set()
+    while todo:
+        current = todo.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError):
+            return True
+        todo += [current.__cause__, current.__context__, *getattr(current, "exceptions", ())]
+    return False
 
 
 def _schema_name(schema: dict) -> str:

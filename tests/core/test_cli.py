@@ -76,7 +76,7 @@ def test_ask_at_an_older_revision(idx, contract_text, tmp_path):
     run("-C", idx, "compile", contract_text)
     amended = tmp_path / contract_text.name
     amended.write_text(contract_text.read_text().replace("State of New York", "State of Delaware"))
-    run("-C", idx, "compile", amended)
+    run("-C", idx, "compile", "--replace", amended)  # another file of the same name replaces only when asked
     now = json.loads(run("-C", idx, "ask", "--json", "Which state's law governs?").output)
     old = json.loads(run("-C", idx, "ask", "--json", "--rev", "HEAD~1", "Which state's law governs?").output)
     assert "Delaware" in now["answer"] and "New York" in old["answer"]

@@ -53,7 +53,7 @@ def test_page_and_level_up_budgets_hold(repo):
 def test_older_revision_answers_from_older_index(repo, tmp_path, contract_text):
     amended = tmp_path / "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement.txt"
     amended.write_text(contract_text.read_text().replace("State of New York", "State of Delaware"))
-    compile_path(repo, amended, Settings())
+    compile_path(repo, amended, Settings(), replace=True)  # another file of the same name
     q = "Which state's law governs this agreement?"
     assert "Delaware" in ask_fast(repo.snapshot("HEAD"), q).answer
     old = ask_fast(repo.snapshot("HEAD~1"), q)

@@ -27,7 +27,7 @@ def test_two_revisions_show_wins_and_losses(tmp_path, contract_text):
     init_index(tmp_path / "idx")
     with IndexRepo(tmp_path / "idx") as repo:
         compile_path(repo, v1, Settings(), doc="consulting")
-        compile_path(repo, v2, Settings(), doc="consulting")
+        compile_path(repo, v2, Settings(), doc="consulting", replace=True)  # v2 replaces v1
         qs = load_questions(write_questions(tmp_path / "qa.jsonl", [LAW, FEE]))
         run = run_eval(repo, Settings(), qs, EvalOptions(revs=("HEAD~1", "HEAD")))
 

@@ -195,14 +195,55 @@ def test_output_token_parameter_name_follows_the_endpoint():
     assert local._kwargs({"max_output_tokens": 9, "seed": None}) == {"max_tokens": 9}
 
 
-def test_server_down():
+def test_server_down_fails_at_once_with_a_hint():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     provider = OpenAIProvider("m", api_key="x", base_url=f"http://127.0.0.1:{port}/v1", timeout=1.0)
-    client = ModelClient(provider, max_retries=1, backoff_base=0.001, backoff_cap=0.01)
-    with pytest.raises(ModelError, match=r"^navigate \(q1\): model call failed after 2 attempt\(s\): cannot reach"):
+    sleeps: list[float] = []
+
+    async def sleep(seconds):
+        sleeps.append(seconds)
+
+    client = ModelClient(provider, max_retries=5, sleep=sleep)
+    with pytest.raises(ModelError) as caught:
         client.run([client.complete("navigate", msgs(), label="q1")])
+    assert str(caught.value) == (
+        f"navigate (q1): cannot reach http://127.0.0.1:{port}/v1: connection refused (is the server running? "
+        "check OPENAI_BASE_URL or base_url in hti.yaml, or use --method fast)")
+    assert sleeps == []  # a refused connection is not retried: nothing listens there
+
+
+def test_a_dropped_connection_is_still_retried_with_backoff():
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    port = listener.getsockname()[1]
+
+    def hang_up():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            conn.close()  # accepted, then closed without a reply: a server mid-restart
+
+    threading.Thread(target=hang_up, daemon=True).start()
+    provider = OpenAIProvider("m", api_key="x", base_url=f"http://127.0.0.1:{port}/v1", timeout=1.0)
+    sleeps: list[float] = []
+
+    async def sleep(seconds):
+        sleeps.append(seconds)
+
+    client = ModelClient(provider, max_retries=2, sleep=sleep)
+    try:
+        with pytest.raises(ModelError, match=r"^navigate \(q1\): model call failed after 3 attempt\(s\): cannot reach"):
+            client.run([client.complete("navigate", msgs(), label="q1")])
+    finally:
+        listener.close()
+    assert len(sleeps) == 2 and all(s > 0 for s in sleeps)
 
 
 def test_cache_hit_on_rerun(stub, tmp_path):

@@ -23,7 +23,7 @@ Q = "Which state's laws govern this agreement?"
 def test_older_revision_answers_from_the_older_index(repo, tmp_path, contract_text):
     amended = tmp_path / contract_text.name
     amended.write_text(contract_text.read_text().replace("State of New York", "State of Delaware"))
-    compile_path(repo, amended, Settings())
+    compile_path(repo, amended, Settings(), replace=True)  # another file of the same name
     new = ask_llm(repo.snapshot("HEAD"), Q, ModelClient(ScriptedProvider(default=decide)))
     old_snap = repo.snapshot("HEAD~1")
     old = ask_llm(old_snap, Q, ModelClient(ScriptedProvider(default=decide)))

@@ -77,7 +77,7 @@ def test_ask_during_a_compile_answers_from_the_last_commit(compiled, tmp_path, p
     before = git(compiled, "rev-parse", "HEAD").strip()
     changed = tmp_path / "first.txt"
     changed.write_text(CONTRACT.read_text().replace("New York", "Delaware"))
-    holder = spawn_hti(compiled, "compile", "--method", "fast", "--doc", "first", str(changed),
+    holder = spawn_hti(compiled, "compile", "--method", "fast", "--doc", "first", "--replace", str(changed),
                        env={"HTI_FAULT": f"{point}:sleep=2.5"})
     wait_for_line(holder, f"hti-fault: {point}")
     asked = run_hti(compiled, "ask", "--json", "Which state's law governs this agreement?")

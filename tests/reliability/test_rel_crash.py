@@ -50,7 +50,7 @@ def expected_trees(tmp_path_factory) -> list[str]:
         src.write_text(text, encoding="utf-8")
         repo, settings = open_index(path)
         with repo:
-            compile_path(repo, src, settings, method="fast")
+            compile_path(repo, src, settings, method="fast", replace=True)  # each version is its own file
             trees.append(repo.repo.git.rev_parse(f"HEAD:{DOC}"))
     return trees
 

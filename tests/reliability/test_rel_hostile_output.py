@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import unicodedata
 
 import pytest
 from click.testing import CliRunner
@@ -70,7 +71,15 @@ def test_hostile_names_give_safe_slugs(text):
         slug = unique_slug(text, taken)
         assert SLUG.match(slug) and slug not in RESERVED
     assert len(taken) == 3
-    assert SLUG.match(doc_slug(text + ".pdf"))
+    assert _doc_segment(doc_slug(text + ".pdf"))
+
+
+def _doc_segment(name: str) -> bool:
+    """A document folder name: letters, marks and digits of any script in '-'-joined runs (so 契約
+    stays 契約), never a dot, slash, control, space or reserved name."""
+    runs = name.split("-")
+    return (all(runs) and all(unicodedata.category(ch)[0] in "LMN" for run in runs for ch in run)
+            and name not in RESERVED and len(name.encode("utf-8")) <= 200)
 
 
 # -- page round trip -----------------------------------------------------------------------------

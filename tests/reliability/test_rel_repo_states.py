@@ -47,13 +47,15 @@ def test_unborn_branch_of_a_plain_git_repository(tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()
     git(plain, "init", "-q", "-b", "main")
-    _error_line(cli(plain, "ask", Q), "no compiled documents")
-    for args in (("ls",), ("log",), ("show",)):
-        proc = cli(plain, *args)
-        assert proc.returncode == 0 and "No" in proc.stdout, (args, proc.stdout, proc.stderr)
+    # not an index until `hti-git init` makes it one: every command says so and writes nothing
+    for args in (("ask", Q), ("ls",), ("log",), ("show",), ("verify",), ("compile", "--method", "fast", str(CONTRACT))):
+        _error_line(cli(plain, *args), "not an hti-git index", "hti-git init")
+    assert git(plain, "status", "--porcelain", "--untracked-files=all") == ""
+    assert not (plain / ".git" / "hti").exists()
+    assert cli(plain, "init").returncode == 0  # adopts the unborn branch
     proc = cli(plain, "compile", "--method", "fast", str(CONTRACT))
     assert proc.returncode == 0, proc.stderr
-    assert git(plain, "rev-list", "--count", "HEAD").strip() == "1"
+    assert git(plain, "rev-list", "--count", "HEAD").strip() == "2"
     assert git(plain, "status", "--porcelain") == ""
     assert cli(plain, "ask", Q).returncode == 0
 
@@ -87,7 +89,7 @@ def test_dirty_tree_outside_the_index_is_left_untouched(compiled, tmp_path):
     staged = git(compiled, "diff", "--cached")
     changed = tmp_path / "first.txt"
     changed.write_text(CONTRACT.read_text().replace("New York", "Delaware"))
-    proc = cli(compiled, "compile", "--method", "fast", "--doc", "first", str(changed))
+    proc = cli(compiled, "compile", "--method", "fast", "--doc", "first", "--replace", str(changed))
     assert proc.returncode == 0 and "committed" in proc.stdout, proc.stderr
     assert (compiled / "README.md").read_text() == "edited, not staged\n"
     assert (compiled / "notes.txt").read_text() == "edited and staged, then edited again\n"
@@ -99,7 +101,7 @@ def test_dirty_tree_outside_the_index_is_left_untouched(compiled, tmp_path):
 
 def test_dirty_document_folder_is_refused(compiled, tmp_path):
     (compiled / "first" / "index.md").write_text("my own edit\n")
-    _error_line(cli(compiled, "compile", "--method", "fast", "--doc", "first", str(_changed(tmp_path))),
+    _error_line(cli(compiled, "compile", "--method", "fast", "--doc", "first", "--replace", str(_changed(tmp_path))),
                 "uncommitted")
     assert (compiled / "first" / "index.md").read_text() == "my own edit\n"
 

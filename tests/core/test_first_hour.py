@@ -1,0 +1,243 @@
+"""Issue 17, "the first hour": what a new user meets first does what it says and loses nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+
+from hti_git.cli import main
+
+
+def _git(path, *args) -> str:
+    return subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True, text=True).stdout
+
+
+def run(*args, ok=True):
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    if ok:
+        assert result.exit_code == 0, result.output
+    return result
+
+
+def _state(path):
+    return (_git(path, "rev-parse", "HEAD"), (path / ".git" / "index").read_bytes(),
+            _git(path, "status", "--porcelain", "--untracked-files=all"), _git(path, "for-each-ref"))
+
+
+@pytest.fixture
+def idx(tmp_path):
+    run("init", tmp_path / "idx")
+    return tmp_path / "idx"
+
+
+def _memo(path, body: str):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# Memo\n\n{body}\n\n# Budget\n\nThe budget is ten thousand euros.\n", encoding="utf-8")
+    return path
+
+
+# 1. No silent overwrite ------------------------------------------------------------------------------
+
+
+def test_a_different_file_of_the_same_name_is_refused_and_changes_nothing(idx, tmp_path):
+    first = _memo(tmp_path / "a" / "contract.txt", "The launch is planned for March.")
+    second = _memo(tmp_path / "b" / "contract.txt", "The launch is planned for October.")
+    run("-C", idx, "compile", first)
+    before = _state(idx)
+    result = run("-C", idx, "compile", second, ok=False)
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    error = [line for line in lines if line.startswith("hti-git: error:")]
+    assert len(error) == 1, result.output
+    assert "contract/ already indexes" in error[0] and "a/contract.txt" in error[0]
+    assert "--doc b-contract" in error[0] and "--replace" in error[0]
+    assert _state(idx) == before
+    assert "March" in (idx / "contract" / "source.txt").read_text()
+
+
+def test_doc_or_replace_resolve_the_clash(idx, tmp_path):
+    first = _memo(tmp_path / "a" / "contract.txt", "The launch is planned for March.")
+    second = _memo(tmp_path / "b" / "contract.txt", "The launch is planned for October.")
+    run("-C", idx, "compile", first)
+    run("-C", idx, "compile", "--doc", "b-contract", second)
+    assert [r["doc"] for r in json.loads(run("-C", idx, "ls", "--json").output)] == ["b-contract", "contract"]
+    run("-C", idx, "compile", "--replace", second)
+    assert "October" in (idx / "contract" / "source.txt").read_text()
+    # once replaced, the second file is the document's source: an edit of it is a plain recompile
+    _memo(second, "The launch is planned for November.")
+    assert "committed" in run("-C", idx, "compile", second).output
+    # ...and the first one is now the different file
+    assert run("-C", idx, "compile", first, ok=False).exit_code == 1
+
+
+def test_an_edited_source_at_the_same_path_is_still_a_recompile(idx, tmp_path):
+    source = _memo(tmp_path / "a" / "contract.txt", "The launch is planned for March.")
+    run("-C", idx, "compile", source)
+    _memo(source, "The launch is planned for May.")
+    out = run("-C", idx, "compile", source).output
+    assert "committed  contract:" in out
+    assert "May" in (idx / "contract" / "source.txt").read_text()
+    assert _git(idx, "log", "-1", "--format=%s").startswith("Recompile contract")
+
+
+def test_the_same_file_from_another_working_directory_is_the_same_source(idx, tmp_path, monkeypatch):
+    source = _memo(tmp_path / "a" / "contract.txt", "The launch is planned for March.")
+    run("-C", idx, "compile", source)
+    _memo(source, "The launch is planned for June.")
+    monkeypatch.chdir(tmp_path / "a")
+    assert "committed" in run("-C", idx, "compile", "contract.txt").output
+
+
+def test_names_in_any_script_stay_distinct(idx, tmp_path):
+    docs = {"契約.html": "第一条 本契約の目的は共同研究です。", "合同.html": "第一条 本合同的目的是合作。",
+            "договор.txt": "Статья 1. Предмет договора.", "Straße.md": "# Straße\n\nDie Straße ist lang."}
+    for name, text in docs.items():
+        (tmp_path / name).write_text(f"<p>{text}</p>" if name.endswith(".html") else text, encoding="utf-8")
+    run("-C", idx, "compile", *(tmp_path / name for name in docs))
+    names = sorted(r["doc"] for r in json.loads(run("-C", idx, "ls", "--json").output))
+    assert names == sorted(["契約", "合同", "договор", "straße"])
+    assert _git(idx, "status", "--porcelain", "--untracked-files=all") == ""  # working tree synced, names unquoted
+    for name in names:
+        assert (idx / name / "source.txt").is_file()
+    assert run("-C", idx, "verify").output.startswith("OK: 4 document(s)")
+
+
+def test_ascii_and_accented_names_keep_their_old_slugs():
+    from hti_git.index.slug import doc_slug
+
+    assert doc_slug("slingerbaginc-05-27-2020-ex-10-7-consulting-agreement.txt") == \
+        "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"
+    assert doc_slug("Café Résumé’s.pdf") == "cafe-resumes"
+    assert doc_slug("../../etc/passwd") == "document"
+    assert doc_slug("a\u202eb/../c.txt") == "ab-c"
+    assert doc_slug("CON.txt") == "con-1"
+    assert len(doc_slug("契" * 200 + ".txt").encode("utf-8")) <= 200
+
+
+# 2. No index where none was asked for ------------------------------------------------------------------
+
+
+@pytest.fixture
+def plain_git(tmp_path):
+    """A Git repository with one commit that `hti-git init` never touched."""
+    repo = tmp_path / "code"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "main.py").write_text("print('hello')\n")
+    _git(repo, "add", "main.py")
+    _git(repo, "commit", "-q", "-m", "code")
+    return repo
+
+
+@pytest.mark.parametrize("command", [["compile", "{doc}"], ["ls"], ["show"], ["verify"], ["log"],
+                                     ["ask", "Who pays?"], ["diff", "HEAD", "HEAD"], ["cache", "stats"]])
+def test_commands_outside_an_index_say_so_and_write_nothing(plain_git, tmp_path, command):
+    doc = _memo(tmp_path / "memo.md", "The launch is planned for March.")
+    before = _state(plain_git)
+    result = run("-C", plain_git, *[a.format(doc=doc) for a in command], ok=False)
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1] == (
+        f"hti-git: error: {plain_git} is a Git repository but not an hti-git index (no hti.yaml); "
+        "run 'hti-git init' there to make it one")
+    assert "No documents compiled yet" not in result.output
+    assert _state(plain_git) == before
+    assert not (plain_git / ".git" / "hti").exists()
+
+
+def test_init_adopts_the_repository_and_then_compile_works(plain_git, tmp_path):
+    doc = _memo(tmp_path / "memo.md", "The launch is planned for March.")
+    run("-C", plain_git, "init")
+    assert "committed  memo:" in run("-C", plain_git, "compile", doc).output
+    assert (plain_git / "main.py").read_text() == "print('hello')\n"
+
+
+def test_a_bare_clone_of_an_index_is_an_index(idx, tmp_path):
+    _memo(tmp_path / "memo.md", "The launch is planned for March.")
+    run("-C", idx, "compile", tmp_path / "memo.md")
+    subprocess.run(["git", "clone", "-q", "--bare", str(idx), str(tmp_path / "bare.git")], check=True)
+    assert "March" in run("-C", tmp_path / "bare.git", "ask", "When is the launch?").output
+
+
+# 6. Small things ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["ls"], ["init"], ["compile", "x.txt"]])
+def test_a_missing_directory_is_named_as_such(tmp_path, command):
+    missing = tmp_path / "nonexistent"
+    result = run("-C", missing, *command, ok=False)
+    assert result.exit_code == 2
+    assert result.output.strip() == f"hti-git: error: -C {missing}: no such directory"
+    assert not missing.exists()
+
+
+# 3. Model settings that work as the notice says ---------------------------------------------------------
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("env,notice", [
+    ({}, "set OPENAI_API_KEY and HTI_MODEL (OpenAI), or OPENAI_BASE_URL and HTI_MODEL (a local "
+         "OpenAI-compatible server)"),
+    ({"HTI_MODEL": "gpt-5-mini"}, "model 'gpt-5-mini' is set but no endpoint: set OPENAI_API_KEY (OpenAI), "
+                                  "or OPENAI_BASE_URL for a local OpenAI-compatible server"),
+    ({"OPENAI_API_KEY": "sk-test"}, "OPENAI_API_KEY is set but no model: set HTI_MODEL, `model:` in hti.yaml, "
+                                    "or --model"),
+])
+def test_half_configured_model_runs_fast_and_names_what_is_missing(idx, tmp_path, monkeypatch, env, notice):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    doc = _memo(tmp_path / "memo.md", "The launch is planned for March.")
+    result = run("-C", idx, "compile", doc)
+    assert result.stderr.splitlines() == [f"Compiling with the offline 'fast' method; for 'standard': {notice}."]
+    assert "committed  memo:" in result.stdout and ", fast," in result.stdout
+    answer = json.loads(run("-C", idx, "ask", "--json", "When is the launch?").output)
+    assert answer["found"] and "March" in answer["answer"] and answer["usage"]["calls"] == 0
+    (tmp_path / "qa.jsonl").write_text(json.dumps({"question": "When is the launch?", "answer": "March"}) + "\n")
+    out = run("-C", idx, "eval", tmp_path / "qa.jsonl", "--out", tmp_path / "eval-out").output
+    assert "Offline (no model)" in out
+
+
+def test_model_flag_without_endpoint_is_an_error_not_a_silent_fast_compile(idx, tmp_path):
+    doc = _memo(tmp_path / "memo.md", "The launch is planned for March.")
+    before = _state(idx)
+    result = run("-C", idx, "compile", "--model", "gpt-5-mini", doc, ok=False)
+    assert result.exit_code == 1 and "OPENAI_API_KEY" in result.output and "committed" not in result.output
+    assert _state(idx) == before
+
+
+def test_check_names_what_is_missing(tmp_path, monkeypatch):
+    monkeypatch.setenv("HTI_MODEL", "llama3.1")
+    result = run("-C", tmp_path, "check", ok=False)
+    assert result.exit_code == 1
+    assert result.output.strip() == ("hti-git: error: no usable model endpoint: model 'llama3.1' is set but no "
+                                     "endpoint: set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for a local "
+                                     "OpenAI-compatible server")
+
+
+@pytest.mark.parametrize("command", [["compile", "--method", "standard", "{doc}"],
+                                     ["ask", "--method", "llm", "Which state's law governs?"],
+                                     ["compile", "{doc}"], ["ask", "Which state's law governs?"]])
+def test_a_refused_connection_fails_within_3_seconds_with_a_hint(idx, tmp_path, monkeypatch, contract_text, command):
+    import time
+
+    doc = _memo(tmp_path / "memo.md", "The launch is planned for March.")
+    run("-C", idx, "compile", contract_text)
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{_free_port()}/v1")
+    monkeypatch.setenv("HTI_MODEL", "llama3.1")
+    before = _state(idx)
+    started = time.monotonic()
+    result = run("-C", idx, *[a.format(doc=doc) for a in command], ok=False)
+    assert time.monotonic() - started < 3
+    assert result.exit_code == 1
+    error = result.stderr.strip().splitlines()
+    assert len(error) == 1 and "connection refused" in error[0] and "--method fast" in error[0], result.stderr
+    assert _state(idx) == before

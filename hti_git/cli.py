@@ -134,6 +134,8 @@ def init(ctx: click.Context, directory: str, as_json: bool) -> None:
               help="At most N model calls in flight, and up to N documents at once (default: "
                    "`concurrency` from hti.yaml, 8, with documents one at a time).")
 @click.option("--one-commit", is_flag=True, help="One commit for all documents instead of one each.")
+@click.option("--all", "include_all", is_flag=True,
+              help="Also compile a folder's README*, LICENSE* and CHANGELOG* files (skipped by default).")
 @click.option("--model", default=None, help="Model for the standard method (overrides hti.yaml and HTI_MODEL).")
 @click.option("--schema", "schema_file", default=None, type=click.Path(dir_okay=False, exists=True),
               help="Use this reviewed schema (YAML, e.g. from `schema discover`) instead of discovering one.")
@@ -144,7 +146,8 @@ def init(ctx: click.Context, directory: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (a list, one per document).")
 @click.pass_context
 def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc_name: str | None,
-            branch: str | None, in_place: bool, replace: bool, jobs: int | None, one_commit: bool, model: str | None,
+            branch: str | None, in_place: bool, replace: bool, jobs: int | None, one_commit: bool,
+            include_all: bool, model: str | None,
             schema_file: str | None, estimate: bool, max_tokens: int | None, no_cache: bool,
             as_json: bool) -> None:
     """Compile documents into the index and commit each one.
@@ -153,8 +156,11 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
     patterns. Each document becomes a folder <doc>/ with index.md (root summary), category pages,
     subject pages and source.txt, committed on its own (or all together with --one-commit).
     Re-running with unchanged input commits nothing; a recompile under a different method, model or
-    schema lands on a branch hti/<doc>/<label>. One bad file does not stop the others; the exit code
-    is non-zero if any failed.
+    schema lands on a branch hti/<doc>/<label>. A different file whose name gives an existing
+    document's folder is refused: name it with --doc NAME, or replace the document with --replace.
+    In folders, README*, LICENSE* and CHANGELOG* files are skipped with a note (--all includes them).
+    One bad file does not stop the others; each document's line is printed as it finishes, and the
+    exit code is non-zero if any failed.
 
     With a model configured (HTI_MODEL, OPENAI_API_KEY or OPENAI_BASE_URL) the standard method runs:
     discover a schema (or use --schema), extract subjects per chunk, merge, summarize. Its model
@@ -199,53 +205,66 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
         click.echo(f"Compiling with the offline 'fast' method; for 'standard': {settings.model_missing()}.",
                    err=True)
     single = len(inputs) == 1 and not Path(inputs[0]).is_dir() and not any(c in inputs[0] for c in "*?[")
-    show_bar = not as_json and sys.stderr.isatty() and (len(inputs) > 1 or Path(inputs[0]).is_dir())
-    bar = click.progressbar(length=0, label="compiling", file=sys.stderr) if show_bar else None
-    show_stage = single and not as_json and sys.stderr.isatty()
-
+    terminal = not as_json and sys.stderr.isatty()
+    show_bar, show_stage = terminal and not single, terminal and single
     width = shutil.get_terminal_size((100, 20)).columns - 1
+    counts = {"total": 0, "done": 0}
+
+    def draw_bar() -> None:
+        # one status line on stderr, cleared before each result line so the two never run together
+        if show_bar and counts["done"] < counts["total"]:
+            click.echo(f"\r\033[Kcompiling: {counts['done']} of {counts['total']} document(s) done", nl=False,
+                       err=True)
+
+    def clear_line() -> None:
+        if show_bar or show_stage:
+            click.echo("\r\033[K", nl=False, err=True)
 
     def on_progress(message: str) -> None:
         click.echo(f"\r\033[K{message[:width]}", nl=False, err=True)
 
+    def on_start(total: int, skipped: list[dict[str, str]]) -> None:
+        counts["total"] = total
+        if not as_json:
+            for s in skipped:
+                click.echo(f"skipped    {s['source']}: {s['reason']}", err=True)
+        draw_bar()
+
     def on_done(result, failure) -> None:
-        if bar is not None:
-            bar.update(1)
+        counts["done"] += 1
         if as_json:
             return
-        if show_stage:
-            click.echo("\r\033[K", nl=False, err=True)
+        clear_line()
         if failure is not None:
             prefix = "hti-git: error: " if single else "failed     "
             click.echo(f"{prefix}{failure['error']}", err=True)
-            return
-        click.echo(_compile_line(result))
-        if result.method == "standard":
-            for warning in result.warnings[:5]:
-                click.echo(f"  note: {warning}", err=True)
-            if len(result.warnings) > 5:
-                click.echo(f"  note: ... and {len(result.warnings) - 5} more (see --json)", err=True)
-        if result.status == "branch":
-            click.echo(f"  review it: hti-git diff {repo.current_branch() or 'HEAD'} {result.branch}")
+        else:
+            click.echo(_compile_line(result))
+            if result.method == "standard":
+                for warning in result.warnings[:5]:
+                    click.echo(f"  note: {warning}", err=True)
+                if len(result.warnings) > 5:
+                    click.echo(f"  note: ... and {len(result.warnings) - 5} more (see --json)", err=True)
+            if result.status == "branch":
+                click.echo(f"  review it: hti-git diff {repo.current_branch() or 'HEAD'} {result.branch}")
+        draw_bar()
 
     if jobs is not None:
         settings = settings.with_overrides(concurrency=jobs)  # -j bounds model calls, shared by the documents
-    batch = compile_many(repo, list(inputs), settings, jobs=jobs or 1, one_commit=one_commit, on_done=on_done,
-                         method=chosen, doc=doc_name, branch=branch, in_place=in_place, replace=replace,
-                         standard=standard,
-                         progress=on_progress if show_stage else None)
-    if bar is not None:
-        bar.render_finish()
+    try:
+        batch = compile_many(repo, list(inputs), settings, jobs=jobs or 1, one_commit=one_commit,
+                             include_all=include_all, on_start=on_start, on_done=on_done, method=chosen,
+                             doc=doc_name, branch=branch, in_place=in_place, replace=replace, standard=standard,
+                             progress=on_progress if show_stage else None)
+    finally:
+        clear_line()
     if as_json:
         _emit_json(batch.to_list())
     if batch.failures:
-        if single and not as_json:
-            ctx.exit(1)  # its one error line was printed already
-        if not as_json:
+        if not single and not as_json:  # each failure was printed once, as it happened
             total = len(batch.results) + len(batch.failures)
-            click.echo(f"{len(batch.failures)} of {total} document(s) failed:", err=True)
-            for f in batch.failures:
-                click.echo(f"  {f['error']}", err=True)
+            click.echo(f"{len(batch.failures)} of {total} document(s) failed (see the 'failed' lines above)",
+                       err=True)
         ctx.exit(1)
 
 

@@ -1,6 +1,6 @@
-"""Many documents in one run: expand inputs, prepare in parallel, commit in input order.
+"""Many documents in one run: expand inputs, prepare in parallel, commit each as it is ready.
 
-One bad file never stops the others; each failure is reported with its reason.
+One bad file never stops the others; each failure is reported once, with its reason.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import multiprocessing
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 from hti_git.compile.pipeline import CompileResult, PreparedCompile, commit_prepared, prepare_compile
 from hti_git.config import Settings
 from hti_git.errors import HtiError, SourceError
+from hti_git.index.slug import doc_slug, name_slug
 from hti_git.sources import SUPPORTED_SUFFIXES, SourceText, load_source
 from hti_git.store import IndexRepo
 
@@ -26,23 +27,47 @@ from hti_git.store import IndexRepo
 class BatchResult:
     results: list[CompileResult] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)  # {"source", "error"}
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {"source", "reason"}
 
     def to_list(self) -> list[dict[str, Any]]:
-        return [r.to_dict() for r in self.results] + [{"status": "failed", **f} for f in self.failures]
+        return ([r.to_dict() for r in self.results] + [{"status": "failed", **f} for f in self.failures]
+                + [{"status": "skipped", **s} for s in self.skipped])
 
 
-def expand_inputs(inputs: list[str]) -> tuple[list[Path], list[dict[str, str]]]:
+# A folder's own paperwork, not documents to index (explicitly named files are always compiled).
+NOT_DOCUMENTS = ("readme", "license", "licence", "changelog")
+SKIP_REASON = "a folder's README, LICENSE or CHANGELOG is not indexed (--all includes it)"
+
+
+def is_folder_paperwork(path: Path) -> bool:
+    """README.md, LICENSE, LICENSE.txt, CHANGELOG.md, readme.ja.md ... (the name before its first dot)."""
+    return path.name.split(".", 1)[0].lower() in NOT_DOCUMENTS
+
+
+def expand_inputs(inputs: list[str], include_all: bool = False) -> tuple[list[Path], list[dict[str, str]]]:
     """Files as given, supported files under folders (recursively), and glob patterns, deduplicated.
 
     Returns (paths, failures) where failures name inputs that matched nothing.
     """
+    paths, failures, _ = expand_inputs_noting_skips(inputs, include_all)
+    return paths, failures
+
+
+def expand_inputs_noting_skips(
+    inputs: list[str], include_all: bool = False
+) -> tuple[list[Path], list[dict[str, str]], list[dict[str, str]]]:
+    """As expand_inputs, and the files found in folders that were left out: (paths, failures, skipped)."""
     paths: list[Path] = []
     failures: list[dict[str, str]] = []
+    skipped: list[dict[str, str]] = []
     for item in inputs:
         p = Path(item)
         if p.is_dir():
             found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES
                            and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            if not include_all:
+                skipped += [{"source": str(f), "reason": SKIP_REASON} for f in found if is_folder_paperwork(f)]
+                found = [f for f in found if not is_folder_paperwork(f)]
             if not found:
                 failures.append({"source": item, "error": f"{item}: no supported documents in this folder"})
             paths += found
@@ -60,7 +85,7 @@ def expand_inputs(inputs: list[str]) -> tuple[list[Path], list[dict[str, str]]]:
         if key not in seen:
             seen.add(key)
             unique.append(p)
-    return unique, failures
+    return unique, failures, skipped
 
 
 class SourceReader:
@@ -103,13 +128,42 @@ def compile_many(
     *,
     jobs: int = 1,
     one_commit: bool = False,
+    include_all: bool = False,
+    on_start: Callable[[int, list[dict[str, str]]], None] | None = None,
     on_done: Callable[[CompileResult | None, dict[str, str] | None], None] | None = None,
     **options: Any,
 ) -> BatchResult:
-    """Compile every input; each document becomes its own commit (or one commit with one_commit)."""
-    paths, failures = expand_inputs(inputs)
-    batch = BatchResult(failures=list(failures))
-    parallel = max(1, min(jobs, len(paths)))
+    """Compile every input; each document becomes its own commit (or one commit with one_commit).
+
+    `on_start(total, skipped)` is called once the inputs are expanded; `on_done(result, failure)`
+    once per document as soon as it is committed (or has failed), in the order they finish, so
+    a slow document does not hold back the lines of the ones after it. With one_commit, results
+    come when the one commit is made. Each failure is reported once.
+    """
+    paths, failures, skipped = expand_inputs_noting_skips(inputs, include_all)
+    batch = BatchResult(skipped=skipped)
+    if on_start:
+        on_start(len(paths) + len(failures), skipped)
+
+    def fail(failure: dict[str, str]) -> None:
+        batch.failures.append(failure)
+        if on_done:
+            on_done(None, failure)
+
+    for failure in failures:
+        fail(failure)
+    # Two inputs bound for one index folder: the later one fails, whichever finishes first.
+    planned: list[Path] = []
+    folders: dict[str, Path] = {}
+    for path in paths:
+        folder = name_slug(options["doc"], 80) if options.get("doc") else doc_slug(path.name)
+        if folder in folders:
+            fail({"source": str(path), "error": f"{path}: same index folder as {folders[folder]} ({folder}/)"})
+            continue
+        folders[folder] = path
+        planned.append(path)
+
+    parallel = max(1, min(jobs, len(planned)))
     if parallel > 1:
         # `concurrency` bounds the model calls in flight across the whole run: documents prepared
         # in parallel share it evenly (each runs its own event loop, so they cannot share a semaphore).
@@ -135,43 +189,33 @@ def compile_many(
         except HtiError as exc:
             return {"source": str(path), "error": str(exc) if isinstance(exc, SourceError) else f"{path}: {exc}"}
 
-    docs_seen: dict[str, str] = {}
-    ready: list[PreparedCompile] = []
-    reader = SourceReader(parallel, paths, settings.max_text_bytes)
+    ready: list[tuple[int, PreparedCompile]] = []
+    reader = SourceReader(parallel, planned, settings.max_text_bytes)
     try:
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            for path, outcome in zip(paths, pool.map(prepare, paths)):
+            futures = {pool.submit(prepare, path): (i, path) for i, path in enumerate(planned)}
+            for future in as_completed(futures):
+                order, path = futures[future]
+                outcome = future.result()
                 if isinstance(outcome, dict):
-                    batch.failures.append(outcome)
-                    if on_done:
-                        on_done(None, outcome)
+                    fail(outcome)
                     continue
-                other = docs_seen.get(outcome.result.doc)
-                if other is not None:
-                    failure = {"source": str(path), "error": f"{path}: same index folder as {other} ({outcome.result.doc}/)"}
-                    batch.failures.append(failure)
-                    if on_done:
-                        on_done(None, failure)
-                    continue
-                docs_seen[outcome.result.doc] = str(path)
                 if one_commit:
-                    ready.append(outcome)
+                    ready.append((order, outcome))
                     continue
                 try:
                     result = commit_prepared(repo, [outcome])[0]
                 except HtiError as exc:
-                    failure = {"source": str(path), "error": f"{path}: {exc}"}
-                    batch.failures.append(failure)
-                    if on_done:
-                        on_done(None, failure)
+                    fail({"source": str(path), "error": f"{path}: {exc}"})
                     continue
                 batch.results.append(result)
                 if on_done:
                     on_done(result, None)
         if one_commit and ready:
-            batch.results += commit_prepared(repo, ready, one_commit=True)
+            committed = commit_prepared(repo, [p for _, p in sorted(ready, key=lambda item: item[0])], one_commit=True)
+            batch.results += committed
             if on_done:
-                for r in batch.results:
+                for r in committed:
                     on_done(r, None)
     finally:
         reader.close()

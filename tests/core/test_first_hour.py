@@ -241,3 +241,124 @@ def test_a_refused_connection_fails_within_3_seconds_with_a_hint(idx, tmp_path, 
     error = result.stderr.strip().splitlines()
     assert len(error) == 1 and "connection refused" in error[0] and "--method fast" in error[0], result.stderr
     assert _state(idx) == before
+
+
+# 5. Batches ----------------------------------------------------------------------------------------------
+
+
+def _screen(raw: str) -> list[str]:
+    """What a terminal shows for `raw`: \\r returns to the line start, ESC[K erases to its end."""
+    lines, current, col = [], [], 0
+    i = 0
+    while i < len(raw):
+        if raw.startswith("\x1b[K", i):
+            del current[col:]
+            i += 3
+            continue
+        ch = raw[i]
+        i += 1
+        if ch == "\r":
+            col = 0
+        elif ch == "\n":
+            lines.append("".join(current))
+            current, col = [], 0
+        else:
+            if col < len(current):
+                current[col] = ch
+            else:
+                current.append(ch)
+            col += 1
+    if current:
+        lines.append("".join(current))
+    return lines
+
+
+def test_on_a_terminal_the_progress_line_never_runs_into_a_result(idx, tmp_path):
+    import os
+    import sys
+
+    folder = tmp_path / "docs"
+    for i in range(3):
+        _memo(folder / f"memo{i}.md", f"Memo {i}: the launch is planned for March.")
+    master, slave = os.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "hti_git", "-C", str(idx), "compile", "--method", "fast",
+                             str(folder)], stdout=slave, stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=60) == 0
+    raw = b"".join(chunks).decode()
+    assert "compiling: 0 of 3 document(s) done" in raw  # the progress line was drawn...
+    screen = [line for line in _screen(raw) if line.strip()]
+    assert [line.split(":")[0] for line in screen] == ["committed  memo0", "committed  memo1", "committed  memo2"]
+
+
+def test_each_result_is_reported_when_its_document_finishes(idx, tmp_path, monkeypatch):
+    import threading
+
+    import hti_git.compile.batch as batch
+    from hti_git.config import Settings
+    from hti_git.store import IndexRepo
+
+    slow, fast = _memo(tmp_path / "slow.md", "A long one."), _memo(tmp_path / "quick.md", "A short one.")
+    fast_reported = threading.Event()
+    real = batch.prepare_compile
+
+    def prepare(repo, path, settings, **kw):
+        if path == slow:
+            fast_reported.wait(10)  # the slow document finishes only after the quick one was reported
+        return real(repo, path, settings, **kw)
+
+    monkeypatch.setattr(batch, "prepare_compile", prepare)
+    seen = []
+
+    def on_done(result, failure):
+        seen.append(result.doc)
+        if result.doc == "quick":
+            fast_reported.set()
+
+    with IndexRepo(idx) as repo:
+        result = batch.compile_many(repo, [str(slow), str(fast)], Settings(), jobs=2, on_done=on_done)
+    assert seen == ["quick", "slow"] and not result.failures
+
+
+def test_a_failure_is_listed_once(idx, tmp_path):
+    folder = tmp_path / "docs"
+    _memo(folder / "memo.md", "The launch is planned for March.")
+    (folder / "empty.txt").write_text("")
+    result = run("-C", idx, "compile", folder, ok=False)
+    assert result.exit_code == 1
+    assert result.output.count("empty.txt") == 1, result.output
+    assert result.stderr.splitlines()[-1] == "1 of 2 document(s) failed (see the 'failed' lines above)"
+    assert "committed  memo:" in result.stdout
+
+
+def test_a_folders_readme_license_and_changelog_are_skipped_unless_all(idx, tmp_path):
+    folder = tmp_path / "docs"
+    _memo(folder / "contract.md", "The launch is planned for March.")
+    for name in ("README.md", "LICENSE", "LICENSE.txt", "CHANGELOG.md", "readme.ja.md"):
+        (folder / name).write_text(f"# {name}\n\nSomething about {name}.\n")
+    (folder / "license-agreement.txt").write_text("This License Agreement is made by Acme and Beta.\n")
+    result = run("-C", idx, "compile", folder)
+    skipped = [line for line in result.stderr.splitlines() if line.startswith("skipped")]
+    assert len(skipped) == 4 and all("(--all includes it)" in line for line in skipped)  # LICENSE has no suffix
+    docs = sorted(r["doc"] for r in json.loads(run("-C", idx, "ls", "--json").output))
+    assert docs == ["contract", "license-agreement"]
+    rows = json.loads(run("-C", idx, "compile", "--json", folder).output)
+    assert sorted(r["status"] for r in rows) == ["skipped"] * 4 + ["unchanged"] * 2
+    run("-C", idx, "compile", "--all", folder)
+    docs = sorted(r["doc"] for r in json.loads(run("-C", idx, "ls", "--json").output))
+    assert docs == ["changelog", "contract", "license", "license-agreement", "readme", "readme-ja"]
+
+
+def test_a_readme_named_on_its_own_is_compiled(idx, tmp_path):
+    (tmp_path / "README.md").write_text("# Project\n\nThe launch is planned for March.\n")
+    assert "committed  readme:" in run("-C", idx, "compile", tmp_path / "README.md").output

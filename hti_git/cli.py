@@ -99,7 +99,8 @@ def main(ctx: click.Context, directory: str) -> None:
 def init(ctx: click.Context, directory: str, as_json: bool) -> None:
     """Create (or adopt) an index repository in DIRECTORY.
 
-    Writes hti.yaml (commented settings), templates/ and .gitattributes and commits them.
+    Writes hti.yaml (commented settings), templates/, .gitattributes and .gitignore (which ignores
+    eval-out/, the default output of `hti-git eval`) and commits them.
     Running it again changes nothing.
 
     \b
@@ -118,7 +119,7 @@ def init(ctx: click.Context, directory: str, as_json: bool) -> None:
     if result["commit"]:
         click.echo(f"Committed {len(result['added'])} file(s) on {result['branch']}: {result['commit'][:10]}")
     else:
-        click.echo("Nothing to do: hti.yaml, templates/ and .gitattributes are already committed.")
+        click.echo("Nothing to do: hti.yaml, templates/, .gitattributes and .gitignore are already committed.")
 
 
 @main.command(context_settings=CONTEXT)
@@ -278,8 +279,10 @@ def _compile_line(r) -> str:
         u = r.usage
         cost = (f", {u.get('calls', 0)} calls ({u.get('cached_calls', 0)} cached), "
                 f"{u.get('input_tokens', 0):,} in / {u.get('output_tokens', 0):,} out tokens")
-    return (f"{'committed' if r.status == 'committed' else 'branch':<10} {r.doc}: {r.pages} pages, "
-            f"{r.subjects} subjects, {r.method}{cost}, {r.seconds:.2f}s -> {where}")
+    from hti_git.index.plural import counted
+
+    return (f"{'committed' if r.status == 'committed' else 'branch':<10} {r.doc}: {counted(r.pages, 'pages')}, "
+            f"{counted(r.subjects, 'subjects')}, {r.method}{cost}, {r.seconds:.2f}s -> {where}")
 
 
 def _estimate_line(row: dict) -> str:

@@ -11,6 +11,8 @@ from hti_git.errors import NotAnIndexError
 from hti_git.store import IndexRepo, init_repository
 
 GITATTRIBUTES = "*.md diff=markdown\nsource.txt diff linguist-generated=false\n"
+# `hti-git eval` writes its report to eval-out/ by default: output, not part of the index.
+GITIGNORE = "# hti-git eval's default output folder\n/eval-out/\n"
 
 
 def packaged_templates_dir() -> Path:
@@ -20,7 +22,8 @@ def packaged_templates_dir() -> Path:
 
 
 def init_files() -> dict[str, bytes]:
-    files = {CONFIG_FILE: DEFAULT_CONFIG_TEXT.encode("utf-8"), ".gitattributes": GITATTRIBUTES.encode("utf-8")}
+    files = {CONFIG_FILE: DEFAULT_CONFIG_TEXT.encode("utf-8"), ".gitattributes": GITATTRIBUTES.encode("utf-8"),
+             ".gitignore": GITIGNORE.encode("utf-8")}
     folder = packaged_templates_dir()
     if folder.is_dir():
         for path in sorted(folder.rglob("*")):

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("HTI_SHARED", REPO_ROOT.parent / "shared"))
-CONTRACTS = SHARED / "data" / "cuad" / "contracts"
+from tests.support.shared import CONTRACTS, SHARED  # noqa: E402, F401
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 _IDENTITY = {

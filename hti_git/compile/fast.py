@@ -12,6 +12,7 @@ from collections import Counter
 
 from hti_git.compile import structure
 from hti_git.index.model import Category, FieldValue, Record, Subject
+from hti_git.index.plural import counted
 from hti_git.index.slug import unique_slug
 from hti_git.lexical import BM25, STOPWORDS, keywords, stem
 from hti_git.sources.types import SourceText
@@ -217,7 +218,7 @@ def _name_subject(text: str, name: str, count: int, taken: set[str], vocab: _Voc
             values.append(FieldValue(text[start:end], [(start, end)]))
     subject.fields["mentions"] = values
     first = structure.first_sentence(values[0].text, 180) if values else name
-    subject.summary = f"{count} mentions; first: {first}"
+    subject.summary = f"{counted(count, 'mentions')}; first: {first}"
     subject.keywords = vocab.keywords(" ".join(v.text for v in values), 4)
     return subject
 
@@ -227,7 +228,7 @@ def _list_summary(items: list, noun: str = "") -> str:
     if not items:
         return ""
     names = [item.name for item in items]
-    head = f"{len(items)} {noun.lower() or 'entries'}: " if noun else f"{len(items)} entries: "
+    head = f"{counted(len(items), noun.lower() or 'entries')}: "
     out = head
     for i, n in enumerate(names):
         piece = n if i == 0 else "; " + n

@@ -18,6 +18,7 @@ from typing import Any
 from hti_git import FORMAT_VERSION
 from hti_git.index.model import Category, FieldValue, Record, Subject
 from hti_git.index.page import Page
+from hti_git.index.plural import counted
 from hti_git.index.slug import slugify
 from hti_git.sources.types import SourceText, pages_for
 from hti_git.tokens import estimate_tokens
@@ -55,7 +56,7 @@ class LineMap:
 def default_group_summary(children: list[dict[str, Any]]) -> str:
     """Extractive summary of a group: its children's titles."""
     names = "; ".join(c["title"] for c in children)
-    text = f"{len(children)} entries: {names}"
+    text = f"{counted(len(children), 'entries')}: {names}"
     return text if len(text) <= 320 else text[:317].rsplit(";", 1)[0] + "; …"
 
 
@@ -258,7 +259,8 @@ def _relink(entry: dict[str, Any], folder: str) -> dict[str, Any]:
 
 
 def _line(node: _Node) -> str:
-    return f"- [{node.title}]({node.slug}/index.md) ({node.count} subjects) — {node.summary} {' '.join(node.keywords)}"
+    return (f"- [{node.title}]({node.slug}/index.md) ({counted(node.count, 'subjects')}) — {node.summary} "
+            f"{' '.join(node.keywords)}")
 
 
 def _source_rel(page_path: str) -> str:
@@ -285,7 +287,8 @@ def _render_listing(page: Page, source_link: bool = False) -> str:
         out += ["[Up](../index.md)", ""]
     out += ["## Contents", ""]
     for child in meta.get("children", []):
-        extra = f" ({child['subjects']} subjects)" if child.get("kind") == "category" and child.get("subjects") else ""
+        extra = (f" ({counted(child['subjects'], 'subjects')})" if child.get("kind") == "category"
+                 and child.get("subjects") else "")
         summary = f" — {_inline(child['summary'])}" if child.get("summary") else ""
         out.append(f"- [{_inline(child['title'])}]({child['link']}){extra}{summary}")
     if source_link:

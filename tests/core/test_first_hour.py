@@ -362,3 +362,58 @@ def test_a_folders_readme_license_and_changelog_are_skipped_unless_all(idx, tmp_
 def test_a_readme_named_on_its_own_is_compiled(idx, tmp_path):
     (tmp_path / "README.md").write_text("# Project\n\nThe launch is planned for March.\n")
     assert "committed  readme:" in run("-C", idx, "compile", tmp_path / "README.md").output
+
+
+def test_pages_count_in_the_singular_when_there_is_one(idx, tmp_path):
+    import re
+
+    doc = tmp_path / "letter.md"
+    doc.write_text('# Letter\n\nThis letter is from Acme Corp ("Acme") to its staff.\n\n'
+                   '# Terms\n\n"Staff" means every employee of Acme.\n', encoding="utf-8")
+    out = run("-C", idx, "compile", doc).stdout
+    pages = {p.relative_to(idx).as_posix(): p.read_text(encoding="utf-8") for p in (idx / "letter").rglob("*.md")}
+    singular_plural = re.compile(r"(?<![\d.,])\b1 (entries|subjects|mentions|parties|terms|names|pages)\b")
+    assert not [(path, m.group(0)) for path, text in pages.items() for m in singular_plural.finditer(text)]
+    assert not singular_plural.search(out)
+    assert any(re.search(r"\b1 (entry|subject|mention|party|term|name)\b", text) for text in pages.values()), pages
+
+
+def test_eval_output_in_the_index_is_ignored(idx, tmp_path, monkeypatch):
+    run("-C", idx, "compile", _memo(tmp_path / "memo.md", "The launch is planned for March."))
+    (tmp_path / "qa.jsonl").write_text(json.dumps({"question": "When is the launch?", "answer": "March"}) + "\n")
+    monkeypatch.chdir(idx)
+    out = run("eval", tmp_path / "qa.jsonl").output
+    assert "Report: eval-out/report.md" in out and (idx / "eval-out" / "report.md").is_file()
+    assert _git(idx, "status", "--porcelain", "--untracked-files=all") == ""
+    assert (idx / ".gitignore").read_text() == "# hti-git eval's default output folder\n/eval-out/\n"
+
+
+def test_init_adds_the_ignore_file_to_an_index_made_before_it(tmp_path):
+    idx = tmp_path / "old"
+    run("init", idx)
+    _git(idx, "rm", "-q", ".gitignore")
+    _git(idx, "commit", "-q", "-m", "an index from before .gitignore")
+    assert "Committed 1 file(s)" in run("init", idx).output
+    assert (idx / ".gitignore").is_file()
+
+
+def test_tests_that_need_the_shared_data_fail_in_ci_and_say_why_elsewhere(tmp_path, monkeypatch):
+    from tests.support.shared import require_shared
+
+    missing = tmp_path / "no-shared" / "contracts"
+    assert require_shared(tmp_path) == tmp_path
+    monkeypatch.delenv("HTI_REQUIRE_SHARED", raising=False)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="shared data not found at .*CI must provide it"):
+        require_shared(missing)
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match=f"shared data not found at {missing}; set HTI_SHARED"):
+        require_shared(missing)
+
+
+def test_skips_are_reported_with_their_reason():
+    import tomllib
+    from pathlib import Path
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    assert "-rs" in pyproject["tool"]["pytest"]["ini_options"]["addopts"].split()

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from hti_git.index.page import Page, parse_page
 from hti_git.store import IndexRepo
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-CONTRACTS = SHARED / "data" / "cuad" / "contracts"
+from tests.support.shared import CONTRACTS, SHARED  # noqa: F401  (HTI_SHARED, or ../shared beside the checkout)
 
 CLAUSES = {
     1: ("Services", "The Contractor shall provide software consulting services to the Company as described "

@@ -12,6 +12,7 @@ from hti_git.cli import main
 from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
 from hti_git.review.verify import verify_snapshot
+from tests.support.shared import require_shared
 
 DOC = "services"
 FEES = f"{DOC}/clauses/2-fees.md"
@@ -121,9 +122,7 @@ def test_cli_exits_1_with_one_line_per_problem_and_json(repo, compile_text):
 @pytest.mark.parametrize("name", ["alcostoresinc-12-14-2005-ex-10-26-agency-agreement",
                                   "meritlifeinsuranceco-06-19-2020-ex-10-xiv-master-services-ag"])
 def test_verify_passes_on_fresh_compiles_of_shared_contracts(repo, name):
-    path = CONTRACTS / f"{name}.txt"
-    if not CONTRACTS.is_dir():
-        pytest.skip(f"shared contracts not found at {CONTRACTS} (the folder beside this checkout)")
+    path = require_shared(CONTRACTS) / f"{name}.txt"
     compile_path(repo, path, Settings(), method="fast")
     report = verify_snapshot(repo.snapshot("HEAD"))
     assert report.ok, [p.line() for p in report.problems]

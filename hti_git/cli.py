@@ -52,7 +52,11 @@ def _usage_error(exc: click.UsageError) -> None:
     """
     message = " ".join(exc.format_message().split()).rstrip(".")
     message = message[:1].lower() + message[1:]
-    where = exc.ctx.command_path if exc.ctx is not None else "hti-git"
+    names, ctx = [], exc.ctx
+    while ctx is not None and ctx.parent is not None:  # the root is hti-git, whatever it was invoked as
+        names.insert(0, ctx.info_name or "")
+        ctx = ctx.parent
+    where = " ".join(["hti-git", *names])
     click.echo(f"hti-git: error: {message} (see '{where} --help')", err=True)
 
 

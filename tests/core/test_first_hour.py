@@ -417,3 +417,36 @@ def test_skips_are_reported_with_their_reason():
 
     pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
     assert "-rs" in pyproject["tool"]["pytest"]["ini_options"]["addopts"].split()
+
+
+# 4. The README matches the tool --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args,message", [
+    (["compile"], "hti-git: error: missing argument 'INPUTS...' (see 'hti-git compile --help')"),
+    (["ask", "--jsn", "x"], "hti-git: error: no such option '--jsn'. Did you mean '--json'? (see 'hti-git ask --help')"),
+    (["--bogus"], "hti-git: error: no such option '--bogus' (see 'hti-git --help')"),
+    (["nope"], "hti-git: error: no such command 'nope' (see 'hti-git --help')"),
+    (["cache", "nope"], "hti-git: error: no such command 'nope' (see 'hti-git cache --help')"),
+    (["compile", "--method", "slow", "x.txt"], "hti-git: error: invalid value for '--method': 'slow' is not one of "
+                                               "'auto', 'fast', 'standard' (see 'hti-git compile --help')"),
+    (["compile", "--doc", "x", "a.txt", "b.txt"], "hti-git: error: --doc names one document; pass a single file "
+                                                  "with it (see 'hti-git compile --help')"),
+])
+def test_usage_errors_are_one_line_with_a_hint(idx, args, message):
+    result = run("-C", idx, *args, ok=False)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [message] and result.stdout == ""
+
+
+def test_diff_takes_json_like_every_other_command(idx, tmp_path):
+    source = _memo(tmp_path / "memo.md", "The launch is planned for March.")
+    run("-C", idx, "compile", source)
+    _memo(source, "The launch is planned for May.")
+    run("-C", idx, "compile", source)
+    as_json = json.loads(run("-C", idx, "diff", "HEAD~1", "HEAD", "--json").stdout)
+    assert as_json == json.loads(run("-C", idx, "diff", "HEAD~1", "HEAD", "--format", "json").stdout)
+    assert [d["doc"] for d in as_json["docs"]] == ["memo"] and not as_json["identical"]
+    assert run("-C", idx, "diff", "HEAD~1", "--json", "--format", "md", ok=False).exit_code == 2
+    for name in sorted(set(main.commands) - {"show", "cache", "schema"}):  # groups, and show prints pages
+        assert "--json" in run(name, "--help").stdout, name

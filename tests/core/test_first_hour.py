@@ -448,5 +448,6 @@ def test_diff_takes_json_like_every_other_command(idx, tmp_path):
     assert as_json == json.loads(run("-C", idx, "diff", "HEAD~1", "HEAD", "--format", "json").stdout)
     assert [d["doc"] for d in as_json["docs"]] == ["memo"] and not as_json["identical"]
     assert run("-C", idx, "diff", "HEAD~1", "--json", "--format", "md", ok=False).exit_code == 2
-    for name in sorted(set(main.commands) - {"show", "cache", "schema"}):  # groups, and show prints pages
+    # not the groups, show (it prints pages) or mcp (a server speaking JSON-RPC)
+    for name in sorted(set(main.commands) - {"show", "cache", "schema", "mcp"}):
         assert "--json" in run(name, "--help").stdout, name

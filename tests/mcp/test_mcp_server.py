@@ -277,7 +277,7 @@ def test_revisions_search_ask_and_diff(tmp_path):
     service = IndexService(idx)
     amended = idx.parent / f"{DOC}.txt"
     amended.write_text((FIXTURES / f"{DOC}.txt").read_text().replace("State of New York", "State of Delaware"))
-    result = CliRunner().invoke(main, ["-C", str(idx), "compile", "--method", "fast", "--in-place", str(amended)])
+    result = CliRunner().invoke(main, ["-C", str(idx), "compile", "--method", "fast", "--in-place", "--replace", str(amended)])
     assert result.exit_code == 0, result.output
     law = "clauses/article-7-general/7-10-governing-law.md"
     assert "Delaware" in service.read_page(law, doc=DOC)

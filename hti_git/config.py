@@ -78,11 +78,6 @@ class Settings:
             return self.method
         return "standard" if self.model_configured() else "fast"
 
-    def public(self) -> dict[str, Any]:
-        """Settings as a plain dict, safe to record in provenance (the key itself never appears)."""
-        data = dataclasses.asdict(self)
-        data["base_url"] = redact_url(self.base_url)
-        return data
 
 
 def redact_url(url: str | None) -> str | None:

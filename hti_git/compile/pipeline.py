@@ -22,6 +22,7 @@ from hti_git.index.model import Record
 from hti_git.index.page import dump_yaml, safe_yaml
 from hti_git.index.slug import doc_slug, name_slug, slugify
 from hti_git.llm.cache import CACHE_FILE
+from hti_git.llm.ledger import usage_trailers
 from hti_git.sources import SourceText, load_source
 from hti_git.store import IndexRepo
 from hti_git.text import canonical_sha256
@@ -122,7 +123,6 @@ class RecordBuild:
     schema: dict[str, Any]
     usage: dict[str, Any]
     prompts: dict[str, str] = field(default_factory=dict)  # template name -> sha256
-    group_summary: Any = None  # optional callable for summaries of layout groups
     notes: list[str] = field(default_factory=list)  # what the method dropped or repaired, for the user
 
 
@@ -241,10 +241,7 @@ def prepare_compile(
     provenance = provenance_for(source, identity, schema_sha, built.usage)
     provenance["prompts"] = dict(sorted(built.prompts.items()))
     layout_options = LayoutOptions(settings.page_budget, settings.fanout)
-    if built.group_summary is not None:
-        pages = build_pages(doc, built.record, source, provenance, layout_options, built.group_summary)
-    else:
-        pages = build_pages(doc, built.record, source, provenance, layout_options)
+    pages = build_pages(doc, built.record, source, provenance, layout_options)
     files = {p.path: p.render() for p in pages}
     files[f"{doc}/{SOURCE_FILE}"] = source.text.encode("utf-8")
     files[f"{doc}/{SCHEMA_FILE}"] = dump_yaml({"hti": FORMAT_VERSION, "method": method, **built.schema}, block_lists=True).encode("utf-8")
@@ -261,9 +258,7 @@ def prepare_compile(
         "HTI-Source-SHA256": source.sha256,
         "HTI-Schema": schema_sha,
         "HTI-Pages": str(len(pages)),
-        "HTI-Calls": str(usage_total.get("calls", 0)),
-        "HTI-Tokens-In": str(usage_total.get("input_tokens", 0)),
-        "HTI-Tokens-Out": str(usage_total.get("output_tokens", 0)),
+        **usage_trailers(usage_total),
         SOURCES_TRAILER: json.dumps({doc: origin}, ensure_ascii=False),
     }
     verb = "Recompile" if existing is not None else "Compile"

@@ -87,11 +87,15 @@ class UsageLedger:
 
     def trailers(self) -> dict[str, str]:
         """Commit trailers summarising the totals, e.g. {"HTI-Tokens-In": "1200", ...}."""
-        total = self.total()
-        return {
-            "HTI-Calls": str(total.calls),
-            "HTI-Cached-Calls": str(total.cached_calls),
-            "HTI-Tokens-In": str(total.input_tokens),
-            "HTI-Tokens-Out": str(total.output_tokens),
-            "HTI-Tokens-Cached": str(total.cached_tokens),
-        }
+        return usage_trailers(asdict(self.total()))
+
+
+def usage_trailers(total: dict) -> dict[str, str]:
+    """Commit trailers for usage totals (a ledger's, or a provenance's `usage`): calls and tokens."""
+    return {
+        "HTI-Calls": str(total.get("calls", 0)),
+        "HTI-Cached-Calls": str(total.get("cached_calls", 0)),
+        "HTI-Tokens-In": str(total.get("input_tokens", 0)),
+        "HTI-Tokens-Out": str(total.get("output_tokens", 0)),
+        "HTI-Tokens-Cached": str(total.get("cached_tokens", 0)),
+    }

@@ -1,6 +1,6 @@
 import json
 
-from hti_git.llm.estimate import estimate_calls, prompt_tokens
+from hti_git.llm.estimate import prompt_tokens
 from hti_git.llm.ledger import UsageLedger
 from hti_git.llm.provider import Usage
 
@@ -47,7 +47,3 @@ def test_merge():
 
 def test_estimates():
     assert prompt_tokens([{"role": "user", "content": "hello world"}]) == 2 + 4
-    assert estimate_calls([100, 300, 200], output_tokens_per_call=10) == {
-        "calls": 3, "input_tokens": 600, "output_tokens": 30, "max_prompt_tokens": 300,
-    }
-    assert estimate_calls([])["calls"] == 0

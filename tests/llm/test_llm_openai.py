@@ -264,11 +264,10 @@ def test_cache_hit_on_rerun(stub, tmp_path):
 def test_concurrency_overlaps_within_bound(tmp_path):
     with OpenAIStub(lambda req: {"name": "x", "count": 1}, latency=0.1) as server:
         client = client_for(server, concurrency=4)
-        started = time.perf_counter()
         client.run([client.complete("extract", msgs(f"chunk {i}"), SCHEMA) for i in range(12)])
-        elapsed = time.perf_counter() - started
+        # calls overlapped (more than one in flight at once) and never beyond the bound; wall time
+        # is left to bench/llm_overhead.py, since a busy machine makes any time limit flaky
         assert 1 < server.peak_in_flight <= 4
-        assert elapsed < 12 * 0.1 * 0.6  # overlapped, not serial
 
 
 def test_provider_survives_several_batches(stub):

@@ -199,7 +199,7 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
     if estimate:
         from hti_git.compile.standard import estimate_inputs
 
-        rows = estimate_inputs(repo, list(inputs), settings, chosen, standard, doc=doc_name)
+        rows = estimate_inputs(repo, list(inputs), settings, chosen, standard, doc=doc_name, include_all=include_all)
         if as_json:
             _emit_json(rows)
         else:

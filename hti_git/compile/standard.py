@@ -296,7 +296,8 @@ def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | 
 
 
 def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
-                    options: StandardOptions | None = None, doc: str | None = None) -> list[dict[str, Any]]:
+                    options: StandardOptions | None = None, doc: str | None = None,
+                    include_all: bool = False) -> list[dict[str, Any]]:
     """`compile --estimate`: per document, what a compile would spend now (zero calls made).
 
     A document whose index is current (same source, same settings) costs nothing; one whose index
@@ -307,12 +308,12 @@ def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
     from hti_git.compile.pipeline import CACHE_FILE, existing_schema, method_identity
     from hti_git.errors import HtiError
     from hti_git.index.layout import INDEX_FILE
-    from hti_git.index.slug import doc_slug, slugify
+    from hti_git.index.slug import doc_slug, name_slug
     from hti_git.sources import load_source
     from hti_git.text import canonical_sha256
 
     doc_name = doc
-    paths, failures = expand_inputs(inputs)
+    paths, failures = expand_inputs(inputs, include_all)
     rows: list[dict[str, Any]] = [{"source": f["source"], "error": f["error"]} for f in failures]
     head = repo.snapshot("HEAD")
     options = options or StandardOptions()
@@ -322,7 +323,7 @@ def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
         except HtiError as exc:
             rows.append({"source": str(path), "error": str(exc)})
             continue
-        doc = slugify(doc_name, 80) if doc_name else doc_slug(source.name)
+        doc = name_slug(doc_name, 80) if doc_name else doc_slug(source.name)  # as the compile names it
         row: dict[str, Any] = {"doc": doc, "source": str(path), "method": method}
         if method != "standard":
             rows.append({**row, "calls": 0, "cached_calls": 0, "input_tokens": 0})

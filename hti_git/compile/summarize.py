@@ -118,6 +118,10 @@ def entries(category: Category) -> list[Category | Subject]:
     return sorted([*category.children, *category.subjects], key=_first_offset)
 
 
+def _entries(n: int) -> str:
+    return f"{n} entry" if n == 1 else f"{n} entries"
+
+
 def _count(category: Category) -> int:
     return len(category.subjects) + sum(_count(c) for c in category.children)
 
@@ -137,10 +141,10 @@ def category_content(category: Category, description: str) -> str:
     for item in entries(category):
         if isinstance(item, Category) and _leaf(item):
             groups += 1
-            lines.append(f"- [G{groups}] {item.name} ({_count(item)} entries):")
+            lines.append(f"- [G{groups}] {item.name} ({_entries(_count(item))}):")
             lines += [f"    - {s.name}: {s.summary}" for s in entries(item)]
         elif isinstance(item, Category):
-            lines.append(f"- {item.name} ({_count(item)} entries): {item.summary}")
+            lines.append(f"- {item.name} ({_entries(_count(item))}): {item.summary}")
         else:
             lines.append(f"- {item.name}: {item.summary}")
     return fence("\n".join(lines))
@@ -182,7 +186,7 @@ async def summarize_category(client: ModelClient, template: Template, category: 
 def overview_content(opening: str, schema: Schema, categories: list[Category]) -> str:
     lines = ["Opening of the document:", opening.strip(), "", "Sections of the index:"]
     for c in categories:
-        lines.append(f"- {c.name} ({_count(c)} entries): {c.summary}")
+        lines.append(f"- {c.name} ({_entries(_count(c))}): {c.summary}")
     if schema.overview:
         lines += ["", f"Index design: {schema.overview}"]
     return fence("\n".join(lines))

@@ -87,6 +87,7 @@ def _check_after_kill(index_path, before: dict, expected_tree: str) -> str:
     return outcome
 
 
+@pytest.mark.slow
 def test_random_sigkill_during_compile_leaves_old_or_new_state(index_path, tmp_path, expected_trees):
     seed = int(os.environ.get("HTI_REL_SEED", str(random.randrange(1 << 30))))
     rng = random.Random(seed)

@@ -29,6 +29,7 @@ def pdfs() -> list[Path]:
     return found
 
 
+@pytest.mark.slow
 def test_threads_reading_pdfs_at_once_get_the_same_text_as_one_thread(pdfs):
     expected = {p: load_source(p).text for p in pdfs}
     for _ in range(5):

@@ -488,7 +488,7 @@ def log_command(ctx: click.Context, doc_name: str | None, rev: str | None, max_c
         where = f"  [{', '.join(r['branches'])}]" if r["branches"] else ""
         click.echo(f"{click.style(r['sha'][:10], fg='yellow') if sys.stdout.isatty() else r['sha'][:10]}  "
                    f"{r['date'][:19]}  {r['doc']}{where}")
-        click.echo(f"    {r['method'] or '-'}/{r['model'] or '-'}  source {(r['source_sha256'] or '-')[:12]}  "
+        click.echo(f"    {r['method'] or '-'}/{r['model'] or '-'}  source {(r['source_sha256'] or '-').removeprefix('sha256:')[:12]}  "
                    f"schema {(r['schema'] or '-').removeprefix('sha256:')[:12]}  {r['pages'] or 0} pages  "
                    f"{r['calls'] or 0} calls, {tokens} tokens")
 

@@ -126,7 +126,7 @@ class Snapshot:
         return [(item.name, item.type) for item in tree]
 
     def docs(self) -> list[str]:
-        """Folders at the top level that hold a compiled index (an index.md of kind 'root')."""
+        """Folders at the top level that hold a compiled index (both index.md and source.txt)."""
         found = []
         for name, kind in self.list_dir(""):
             if kind == "tree" and self.exists(f"{name}/index.md") and self.exists(f"{name}/source.txt"):

@@ -255,7 +255,7 @@ def prepare_compile(
         "HTI-Doc": doc,
         "HTI-Method": method,
         "HTI-Model": (identity.get("model") or {}).get("name") or "none",
-        "HTI-Source-SHA256": source.sha256,
+        "HTI-Source-SHA256": "sha256:" + source.sha256,  # the form provenance and schema hashes take
         "HTI-Schema": schema_sha,
         "HTI-Pages": str(len(pages)),
         **usage_trailers(usage_total),

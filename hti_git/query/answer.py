@@ -28,7 +28,7 @@ class Step:
     """One move of navigation: which page, what was decided, and why."""
 
     page: str
-    action: str  # open | descend | level-up | read | answer | fallback | stop
+    action: str  # read | open | follow | descend | jump | up | level-up | answer | fallback | skip | drop | stop
     score: float = 0.0
     note: str = ""
     tokens: int = 0

@@ -40,7 +40,7 @@ def compile_log(repo: IndexRepo, doc: str | None = None, rev: str | None = None,
                     "doc": trailers["HTI-Doc"],
                     "method": trailers.get("HTI-Method"),
                     "model": trailers.get("HTI-Model"),
-                    "source_sha256": trailers.get("HTI-Source-SHA256"),
+                    "source_sha256": _prefixed(trailers.get("HTI-Source-SHA256")),
                     "schema": trailers.get("HTI-Schema"),
                     "pages": _int(trailers.get("HTI-Pages")),
                     "calls": _int(trailers.get("HTI-Calls")),
@@ -55,3 +55,10 @@ def compile_log(repo: IndexRepo, doc: str | None = None, rev: str | None = None,
         row["branches"].sort(key=lambda b: (b != current, b))
     ordered = sorted(rows.values(), key=lambda r: datetime.fromisoformat(r["date"]), reverse=True)
     return ordered[:max_count]
+
+
+def _prefixed(digest: str | None) -> str | None:
+    """A hash as "sha256:<hex>" (earlier compile commits wrote the bare hex)."""
+    if not digest:
+        return digest
+    return digest if digest.startswith("sha256:") else "sha256:" + digest

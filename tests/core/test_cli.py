@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
 
 import click
 import pytest
-from click.testing import CliRunner
 
 from hti_git.cli import main
+from tests.support.cli import git_out as _git
+from tests.support.cli import run
 from tests.support.pdfgen import pdf_bytes
-
-
-def _git(path, *args) -> str:
-    return subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True, text=True).stdout
-
-
-def run(*args, ok=True):
-    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-    if ok:
-        assert result.exit_code == 0, result.output
-    return result
 
 
 @pytest.fixture

@@ -6,20 +6,10 @@ import json
 import subprocess
 
 import pytest
-from click.testing import CliRunner
 
 from hti_git.cli import main
-
-
-def _git(path, *args) -> str:
-    return subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True, text=True).stdout
-
-
-def run(*args, ok=True):
-    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-    if ok:
-        assert result.exit_code == 0, result.output
-    return result
+from tests.support.cli import git_out as _git
+from tests.support.cli import run
 
 
 def _state(path):

@@ -34,7 +34,8 @@ from hti_git.store import IndexRepo, Snapshot
 from hti_git.tokens import estimate_tokens
 
 BASELINES = ("full-document", "chunks")
-READ_ACTIONS = ("open", "descend", "jump", "level-up")  # trace steps of `fast` that read a page
+READ_ACTIONS = ("open", "descend", "jump", "level-up")  # trace steps that read a whole page
+PASSAGE_ACTION = "read"  # a `fast` trace step that read one passage; its `tokens` are the text read
 
 
 @dataclass
@@ -102,8 +103,9 @@ def answer_with_index(repo: IndexRepo, settings: Settings, sources: Sources, que
     else:
         pages = {s.page for s in answer.trace if s.action in READ_ACTIONS and s.page}
         read = sum(estimate_tokens(snapshot.page(p).body) for p in sorted(pages))  # what a reader sees
-        if answer.fallback:
-            read += sum(estimate_tokens(c.text) for c in answer.citations)
+        read += sum(s.tokens for s in answer.trace if s.action == PASSAGE_ACTION)
+        if answer.fallback and not any(s.action == PASSAGE_ACTION for s in answer.trace):
+            read += sum(estimate_tokens(c.text) for c in answer.citations)  # source read outside the trace
     return SystemAnswer(answer.answer, answer.found, extractive=answer.method != "llm", fallback=answer.fallback,
                         citations=[_citation(c.doc, c.page, c.start, c.end) for c in answer.citations],
                         usage=usage, read_tokens=read)

@@ -1,29 +1,40 @@
-"""`fast` answering: BM25 navigation down the index, extractive answers, source fallback.
+"""`fast` answering: search the index's clauses, answer with the clause itself, say when it is not there.
 
-Navigation is best-first over links the reader has seen: each page read adds its children (scored
-by title, summary and keywords against the question) to a frontier; the reader opens the best one.
-Opening a link that is not a child of the current page is a level-up, and those are bounded (the
-branching budget), as is the total number of pages read.
+1. Documents: a question that names one document (words of its title, file name or parties that the
+   others do not share) goes to it; otherwise every document is searched.
+2. Search: the passages of each document's subject pages (and the source's own passages where no page
+   holds the text) are ranked by BM25 plus the question words that name their clause
+   (`query.clause_search`). The reader reads the best few passages only, not whole pages.
+3. Answer: a clause supports an answer when it holds at least `FOUND_COVERAGE` of the question's
+   information (idf mass; a word the document never uses counts as the rarest), so one shared common
+   word is not an answer. The answer starts at the clause heading and runs through the passage. When
+   several documents answer about equally well, each answers.
+
+`DocContext` and `search_source` (flat BM25 over source.txt passages) serve the chunks baseline and the
+model's fallback.
 """
 
 from __future__ import annotations
 
-import heapq
-from collections import Counter
 from dataclasses import dataclass
 
 from hti_git.compile.structure import split_passages
-from hti_git.index.layout import INDEX_FILE, SOURCE_FILE, LineMap
-from hti_git.index.page import Page
+from hti_git.index.layout import SOURCE_FILE, LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
-from hti_git.lexical import BM25, question_terms, terms
+from hti_git.lexical import BM25, terms
 from hti_git.query.answer import Answer, Citation, Step
+from hti_git.query.clause_search import ClauseIndex, Unit, clause_index, coverage, question_stems
 from hti_git.store import Snapshot
+from hti_git.tokens import estimate_tokens
 
-FOUND_RATIO = 0.2  # best passage score / ideal score needed to call something an answer (tuned on CUAD)
-STRONG_RATIO = 0.55  # a passage this good ends navigation early
+FOUND_COVERAGE = 0.3  # share of the question's idf mass one clause must hold to be an answer
+READ = 3  # passages the reader reads: the best ones by rank
+CLOSE = 0.6  # a runner-up passage scoring this share of the best is cited too
+DOC_CLOSE = 0.9  # documents whose coverage is this share of the best one each answer
+MAX_SPAN = 2000  # characters from a clause heading to the end of the cited passage
 MAX_CITATIONS = 3
-MIN_MATCHED_TERMS = 2  # distinct question words (that the document uses) the best passage must contain
+MIN_MATCHED_TERMS = 2  # distinct question words an answering clause must hold (all, when fewer)
+FOUND_RATIO = 0.2  # best passage score / ideal score (the chunks baseline's offline answer rule)
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
 
 
@@ -63,171 +74,112 @@ def ask_fast(
     max_level_ups: int = 2,
     use_fallback: bool = True,
 ) -> Answer:
-    """Answer `question` from the index at `snapshot` without a model."""
+    """Answer `question` from the index at `snapshot` without a model.
+
+    `max_pages` bounds the passages read; `max_level_ups` is unused (the search opens clauses directly,
+    there is no going back up); without `use_fallback`, passages of source.txt that no page holds are
+    not read.
+    """
+    del max_level_ups
     answer = Answer(question=question, answer="", found=False, rev=snapshot.rev, commit=snapshot.sha)
-    q = question_terms(question)
     available, candidates = requested_documents(snapshot, docs)
+    q = question_stems(question)
     if not q:
         answer.answer = "not found: the question has no searchable words"
         return answer
-    contexts: dict[str, DocContext] = {}
     if candidates is None:
-        candidates = _route(snapshot, q, available, answer, contexts)
-    for d in candidates:
-        contexts.setdefault(d, DocContext(snapshot, d))
-    per_doc_pages = max(3, max_pages // len(candidates))
-    found: list[_Candidate] = []
-    for doc in candidates:
-        found += _navigate(snapshot, contexts[doc], q, per_doc_pages, max_level_ups, answer.trace)
-
-    best = max(found, key=lambda c: c.score, default=None)
-    ceiling = max((contexts[d].model.ceiling(q) for d in candidates), default=0.0)
-    nav_ratio = best.score / ceiling if (best is not None and ceiling) else 0.0
-    if use_fallback and nav_ratio < STRONG_RATIO:
-        # A weak or missing hit in the index: read the best passages of source.txt as well and keep
-        # whichever is better supported. A fallback answer is marked as such.
-        fallback = [c for doc in candidates for c in search_source(contexts[doc], q)]
-        fb_best = max(fallback, key=lambda c: c.score, default=None)
-        if fb_best is not None and (best is None or fb_best.score > best.score * 1.15):
-            answer.fallback = True
-            answer.trace.append(Step(f"{fb_best.doc}/{SOURCE_FILE}", "fallback", round(fb_best.score, 3)))
-            found, best = fallback, fb_best
-    if best is not None:
-        best_ceiling = contexts[best.doc].model.ceiling(q)
-        if not best_ceiling or not is_supported(contexts[best.doc], q, best.score / best_ceiling, best.text):
-            best = None
-    if best is None:
+        candidates = _named(snapshot, available, q, answer.trace)
+    read = max(1, min(READ, max_pages))
+    hits = [h for h in (_search(clause_index(snapshot, d), q, read, use_fallback, answer.trace) for d in candidates)
+            if h is not None]
+    if not hits:
         answer.answer = "not found"
-        answer.trace.append(Step("", "stop", 0.0, "nothing scored above the threshold"))
+        answer.trace.append(Step("", "stop", 0.0, "no clause holds the question's own words"))
         return answer
-
-    chosen = _pick(found, best)
+    best = max(h.coverage for h in hits)
+    hits = sorted((h for h in hits if h.coverage >= best * DOC_CLOSE), key=lambda h: (-h.coverage, h.doc))
     answer.found = True
-    for c in chosen:
-        ctx = contexts[c.doc]
-        answer.citations.append(
-            Citation(c.doc, c.page, c.start, c.end, ctx.lines.lines(c.start, c.end), ctx.lines.pages(c.start, c.end), c.text)
-        )
-    answer.answer = "\n\n".join(" ".join(c.text.split()) for c in chosen)
-    answer.trace.append(Step(chosen[0].page, "answer", round(best.score, 3)))
+    answer.fallback = all(u.category == "source" for h in hits for u in h.units)
+    texts = []
+    for h in hits:
+        text = snapshot.read_text(f"{h.doc}/{SOURCE_FILE}")
+        lines = LineMap(text, source_page_starts(snapshot, h.doc))
+        parts = []
+        for u in h.units:
+            start, end = _span(u)
+            answer.citations.append(Citation(h.doc, u.page, start, end, lines.lines(start, end),
+                                             lines.pages(start, end), text[start:end]))
+            parts.append(" ".join(text[start:end].split()))
+        body = "\n\n".join(parts)
+        texts.append(f"[{h.doc}] {body}" if len(hits) > 1 else body)
+    answer.answer = "\n\n".join(texts)
+    answer.trace.append(Step(answer.citations[0].page, "answer", round(best, 3)))
     return answer
 
 
-def _route(snapshot: Snapshot, q: list[str], available: list[str], answer: Answer,
-           contexts: dict[str, DocContext] | None = None) -> list[str]:
-    """With several documents, keep those whose root page matches the question best.
+@dataclass
+class _Hit:
+    doc: str
+    coverage: float
+    units: list[Unit]
 
-    Root pages are short; when they do not tell the documents apart (no match, or a near tie),
-    the best passage of each document's source decides instead.
-    """
+
+def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace: list[Step]) -> _Hit | None:
+    """Read the `read` best passages; the answer is the clause holding most of the question, if enough."""
+    groups = index.expand(q)
+    weights = [index.weight(g) for g in groups]
+    scored = sorted(((index.score(groups, weights, u), i) for i, u in enumerate(index.units)
+                     if use_source or u.category != "source"), key=lambda x: (-x[0], x[1]))
+    top = [(sc, index.units[i]) for sc, i in scored[:read] if sc > 0]
+    best_cover, best_unit = 0.0, None
+    for sc, u in top:
+        cover = coverage(groups, weights, _clause_words(index, u))
+        trace.append(Step(u.page, "read", round(sc, 3), f"{u.title or 'source passage'} (covers {cover:.2f})",
+                          tokens=estimate_tokens(_read_text(index, u))))
+        if cover > best_cover:
+            best_cover, best_unit = cover, u
+    if best_unit is None or best_cover < FOUND_COVERAGE:
+        return None
+    words = _clause_words(index, best_unit)
+    if sum(1 for g in groups if g & words) < min(MIN_MATCHED_TERMS, len(groups)):
+        return None  # "Is there a liability cap?": a clause on liability with no cap is not the answer
+    first = next(sc for sc, u in top if u is best_unit)
+    cited = [best_unit] + [u for sc, u in top if u is not best_unit and sc >= first * CLOSE]
+    return _Hit(index.doc, best_cover, cited[:MAX_CITATIONS])
+
+
+def _clause_words(index: ClauseIndex, unit: Unit) -> set[str]:
+    """The words of the clause a passage belongs to: its name and all its passages."""
+    if unit.category == "source":
+        return set(unit.tf)
+    return set().union(*(set(u.tf) for u in index.units if u.page == unit.page)) | unit.own
+
+
+def _span(unit: Unit) -> tuple[int, int]:
+    """A passage as read and cited: the clause's first passage from its heading, others as they are."""
+    head = unit.head
+    start = head[0] if unit.first and head and head[0] <= unit.start and unit.end - head[0] <= MAX_SPAN else unit.start
+    return start, unit.end
+
+
+def _read_text(index: ClauseIndex, unit: Unit) -> str:
+    """What the reader sees of a passage: its clause's title and the passage from the heading."""
+    start, end = _span(unit)
+    return f"{unit.title}\n{index.text[start:end]}"
+
+
+def _named(snapshot: Snapshot, available: list[str], q: list[str], trace: list[Step]) -> list[str]:
+    """The document a question names by title, file-name or party words; all of them when none is."""
     if len(available) == 1:
         return available
-    roots = [snapshot.page(f"{d}/{INDEX_FILE}") for d in available]
-    model = BM25([terms(_page_text(r)) for r in roots])
-    scored = sorted(((model.score(q, i), d) for i, d in enumerate(available)), key=lambda x: (-x[0], x[1]))
-    how = "root"
-    if scored[0][0] <= 0 or scored[1][0] >= scored[0][0] * 0.8:
-        how = "source"
-        rescored = []
-        for _, d in scored:
-            ctx = contexts.setdefault(d, DocContext(snapshot, d)) if contexts is not None else DocContext(snapshot, d)
-            best = max((c.score for c in search_source(ctx, q, 1)), default=0.0)
-            rescored.append((best / (ctx.model.ceiling(q) or 1.0), d))
-        scored = sorted(rescored, key=lambda x: (-x[0], x[1]))
-    keep = [d for sc, d in scored if sc > 0 and sc >= scored[0][0] * 0.8][:2] or [scored[0][1]]
-    for sc, d in scored:
-        answer.trace.append(Step(f"{d}/{INDEX_FILE}", "route", round(sc, 3), f"{'kept' if d in keep else 'skipped'} ({how})"))
+    names = {d: clause_index(snapshot, d).names for d in available}
+    shared = set.intersection(*names.values())
+    named = [d for d in available if (set(q) & names[d]) - shared]
+    keep = named if len(named) == 1 else available
+    for d in available:
+        trace.append(Step(d, "route", 0.0, "named in the question" if keep == named else
+                          ("kept" if d in keep else "skipped")))
     return keep
-
-
-def _page_text(page: Page) -> str:
-    parts = [page.title, page.summary]
-    for child in page.links():
-        parts += [child.get("title", ""), child.get("summary", ""), " ".join(child.get("keywords", []))]
-    return " ".join(parts)
-
-
-def _link_score(ctx: DocContext, q: list[str], child: dict) -> float:
-    text = " ".join([child.get("title", ""), child.get("title", ""), child.get("summary", ""), " ".join(child.get("keywords", []))])
-    t = terms(text)
-    return ctx.model.score_terms(q, Counter(t), max(len(t), 1))
-
-
-def _navigate(snapshot: Snapshot, ctx: DocContext, q: list[str], max_pages: int, max_level_ups: int, trace: list[Step]) -> list[_Candidate]:
-    root = f"{ctx.doc}/{INDEX_FILE}"
-    frontier: list[tuple[float, int, str, str]] = []  # (-score, order, path, parent path)
-    seen = {root}
-    order = 0
-    current = None
-    level_ups = 0
-    pages_read = 0
-    candidates: list[_Candidate] = []
-    next_path = root
-    parent_of: dict[str, str | None] = {root: None}
-    link_scores: dict[str, float] = {}
-    ceiling = ctx.model.ceiling(q) or 1.0
-    while next_path is not None and pages_read < max_pages:
-        page = snapshot.page(next_path)
-        pages_read += 1
-        par = parent_of.get(next_path)
-        action = "open" if current is None else ("descend" if par == current else ("jump" if par == parent_of.get(current) else "level-up"))
-        trace.append(Step(next_path, action, round(link_scores.get(next_path, 0.0), 3), page.title))
-        current = next_path
-        if page.kind == "subject":
-            found = _score_subject(ctx, q, page)
-            candidates += found
-            if found and max(c.score for c in found) / ceiling >= STRONG_RATIO:
-                break
-            if page.meta.get("continued"):
-                cont = page.resolve(page.meta["continued"])
-                if cont not in seen:
-                    seen.add(cont)
-                    order += 1
-                    heapq.heappush(frontier, (-1e9, order, cont, current))  # read on before leaving
-        for child in page.links():
-            path = page.resolve(child["link"])
-            if path in seen:
-                continue
-            seen.add(path)
-            order += 1
-            score = _link_score(ctx, q, child)
-            link_scores[path] = score
-            heapq.heappush(frontier, (-score, order, path, current))
-        next_path = None
-        while frontier:
-            neg, _, path, par = heapq.heappop(frontier)
-            if -neg <= 0.0 and candidates:
-                break  # nothing left shares a word with the question: reading on is waste
-            # Descending (a child of this page) and jumping across (a sibling) are free;
-            # going back up to a branch seen higher in the tree spends the branching budget.
-            if par not in (current, parent_of.get(current)):
-                if level_ups >= max_level_ups:
-                    trace.append(Step(path, "skip", 0.0, "branching budget spent"))
-                    continue
-                level_ups += 1
-            next_path = path
-            parent_of[path] = par
-            break
-    return candidates
-
-def _score_subject(ctx: DocContext, q: list[str], page: Page) -> list[_Candidate]:
-    title_terms = terms(page.title + " " + " ".join(page.meta.get("aliases", [])))
-    title_bonus = ctx.model.score_terms(q, Counter(title_terms), max(len(title_terms), 1)) * 0.3
-    out = []
-    for fld in page.meta.get("fields", []):
-        if fld.get("name") == "heading":
-            continue  # a bare heading names the place; the passages under it are the answer
-        values = [v for v in fld.get("values", []) if v.get("spans") and not v.get("unverified")]
-        for i, value in enumerate(values):
-            start, end = value["spans"][0][0], value["spans"][-1][1]
-            text = value["text"]
-            if len(text) < SHORT_PASSAGE and i + 1 < len(values):  # a label line: answer with what follows
-                end = max(end, values[i + 1]["spans"][-1][1])
-                text = ctx.text[start:end]
-            t = terms(text)
-            score = ctx.model.score_terms(q, Counter(t), max(len(t), 1)) + title_bonus
-            out.append(_Candidate(score, ctx.doc, page.path, start, end, text))
-    return out
 
 
 def is_supported(ctx: DocContext, q: list[str], ratio: float, text: str) -> bool:

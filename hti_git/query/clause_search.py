@@ -1,0 +1,229 @@
+"""Clause search over one document's index: the passages of its subject pages, ranked by their words
+and by their clause's own name.
+
+Every subject page (a clause, a party, a defined term, an exhibit's section) contributes its passages
+(field values with source spans). A passage is ranked by BM25 on its own text plus a bonus for the
+question words that name its clause (title, heading, aliases): a clause headed "Assignment" outranks
+one that mentions assignment in passing. Question words are stemmed and expanded with the
+document's own words of the same root ("assigned" meets "Assignment" and "assignable"), so everyday
+words meet the document's terms.
+
+`coverage` is the share of the question's information (idf mass, with words the document never
+uses counting as the rarest) that a clause holds: the calibration of "not found". One shared common
+word covers little; the clause's own distinctive words cover much.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import weakref
+from collections import Counter
+from dataclasses import dataclass, field
+
+from hti_git.compile.structure import split_passages
+from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
+from hti_git.index.page import Page
+from hti_git.lexical import QUESTION_NOISE, STOPWORDS, stem, terms
+from hti_git.store import Snapshot
+
+ANNEX_SLUG = "exhibits-and-annexes"
+K1, B = 1.2, 0.75
+NAME_WEIGHT = 1.0  # a question word in the clause's name counts this many times its idf on top of BM25
+SHORT_VALUE = 120  # characters; a shorter value is a label, read together with the value after it
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+# Words a question names its subject by that plain retrieval drops as common: "Who are the parties?"
+_QUESTION_KEEP = frozenset({"party", "parties"})
+_QUESTION_STOP = (STOPWORDS - _QUESTION_KEEP) | QUESTION_NOISE | frozenset(
+    {"can", "cannot", "who", "what", "which", "does", "do", "is", "any", "contain", "contains", "counterparty"})
+
+
+def question_stems(question: str) -> list[str]:
+    """The question's content stems, each once, in order."""
+    out: list[str] = []
+    for s in terms(question, _QUESTION_STOP):
+        if not s.isdigit() and s not in out:
+            out.append(s)
+    return out
+
+
+@dataclass
+class Unit:
+    """One passage of a subject page: what the search ranks and an answer cites."""
+
+    page: str
+    title: str
+    category: str  # top category slug: clauses, parties, defined-terms, exhibits-and-annexes, ...
+    start: int
+    end: int
+    head: tuple[int, int] | None  # the clause's heading span, where the answer starts
+    first: bool  # the first passage of its clause
+    tf: Counter
+    length: int
+    own: frozenset[str]  # stems of the clause's name: title, heading, aliases
+
+    @property
+    def annex(self) -> bool:
+        return self.category == ANNEX_SLUG
+
+
+@dataclass
+class ClauseIndex:
+    """The searchable passages of one document's subject pages at a revision."""
+
+    doc: str
+    title: str
+    text: str  # source.txt
+    units: list[Unit] = field(default_factory=list)
+    df: Counter = field(default_factory=Counter)
+    names: set[str] = field(default_factory=set)  # stems of the title and party names (routing)
+
+    def finish(self) -> None:
+        for u in self.units:
+            self.df.update(set(u.tf) | u.own)
+        self.avgdl = sum(u.length for u in self.units) / len(self.units) if self.units else 0.0
+        self.vocab = sorted(self.df)
+
+    @property
+    def n(self) -> int:
+        return len(self.units)
+
+    def idf(self, term: str) -> float:
+        df = self.df.get(term, 0)
+        return math.log(1 + (self.n - df + 0.5) / (df + 0.5))
+
+    def expand(self, q: list[str]) -> list[set[str]]:
+        """Each question stem with the document's words of the same root (a group per question word)."""
+        groups = []
+        for s in q:
+            group = {s}
+            if len(s) >= 5:
+                for t in self.vocab:
+                    if t != s and _same_root(s, t):
+                        group.add(t)
+            groups.append(group)
+        return groups
+
+    def weight(self, group: set[str]) -> float:
+        """A question word's information: the idf of its rarest form the document uses, else the most."""
+        used = [self.idf(t) for t in group if t in self.df]
+        return min(used) if used else self.idf("")
+
+    def score(self, groups: list[set[str]], weights: list[float], u: Unit) -> float:
+        norm = K1 * (1 - B + B * u.length / self.avgdl) if self.avgdl else K1
+        total = 0.0
+        for group, w in zip(groups, weights):
+            f = sum(u.tf.get(t, 0) for t in group)
+            if f:
+                total += w * f * (K1 + 1) / (f + norm)
+            if group & u.own:
+                total += NAME_WEIGHT * w
+        return total
+
+
+def coverage(groups: list[set[str]], weights: list[float], words: set[str]) -> float:
+    """Share of the question's idf mass whose words are in `words`."""
+    total = sum(weights)
+    held = sum(w for g, w in zip(groups, weights) if g & words)
+    return held / total if total else 0.0
+
+
+def _same_root(a: str, b: str) -> bool:
+    """'assign' ~ 'assignable', 'terminat' ~ 'termination': one is the other plus a suffix, and the
+    shorter has 5+ letters ('part' is not 'party', 'third' is not 'thirty')."""
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 5 and long_.startswith(short)
+
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def clause_index(snapshot: Snapshot, doc: str) -> ClauseIndex:
+    """The ClauseIndex of `doc` at `snapshot` (built once per snapshot)."""
+    per = _CACHE.setdefault(snapshot, {})
+    if doc not in per:
+        per[doc] = _build(snapshot, doc)
+    return per[doc]
+
+
+def _build(snapshot: Snapshot, doc: str) -> ClauseIndex:
+    root = snapshot.page(f"{doc}/{INDEX_FILE}")
+    index = ClauseIndex(doc, root.title, snapshot.read_text(f"{doc}/{SOURCE_FILE}"))
+    index.names = set(terms(doc.replace("-", " ") + " " + root.title))
+    seen: set[str] = set()
+
+    def walk(path: str, category: str) -> None:
+        if path in seen or not snapshot.exists(path):
+            return
+        seen.add(path)
+        page = snapshot.page(path)
+        if page.kind == "subject":
+            index.units += _units(page, category)
+            if category == "parties":
+                index.names |= set(terms(page.title))
+            return
+        for child in page.links():
+            target = page.resolve(child["link"])
+            walk(target, category or target[len(doc) + 1:].split("/", 1)[0])
+
+    walk(f"{doc}/{INDEX_FILE}", "")
+    index.units = _distinct(index.units, index.text, doc)
+    index.finish()
+    return index
+
+
+def _distinct(units: list[Unit], text: str, doc: str) -> list[Unit]:
+    """The pages' passages, plus the source's own passages where no page holds the text."""
+    kept = list(units)
+    covered = [(u.start, u.end) for u in units]
+    covered.sort()
+    gaps, at = [], 0
+    for s, e in covered + [(len(text), len(text))]:
+        if s > at:
+            gaps.append((at, s))
+        at = max(at, e)
+    for lo, hi in gaps:
+        for s, e in split_passages(text, lo, hi):
+            t = terms(text[s:e])
+            if t:
+                kept.append(Unit(f"{doc}/{SOURCE_FILE}", "", "source", s, e, None, False, Counter(t), len(t),
+                                 frozenset()))
+    return sorted(kept, key=lambda u: (u.start, u.page))
+
+
+def _units(page: Page, category: str) -> list[Unit]:
+    meta = page.meta
+    own_text = " ".join([page.title, " ".join(str(a) for a in meta.get("aliases") or [])])
+    if category == "parties":
+        own_text += " party"  # a party's page is named by its role too: "Who are the parties?"
+    head = None
+    values: list[tuple[int, int, str]] = []
+    for fld in meta.get("fields") or []:
+        if fld.get("name") == "used in" and category in ("parties", "defined-terms"):
+            continue  # a term quoted where it is used: those passages are the clauses' own
+        for value in fld.get("values") or []:
+            if not isinstance(value, dict) or not value.get("spans") or value.get("unverified"):
+                continue
+            start, end = int(value["spans"][0][0]), int(value["spans"][-1][1])
+            text = str(value.get("text", ""))
+            if fld.get("name") == "heading":
+                head = (start, end)
+                own_text += " " + text
+                continue
+            values.append((start, end, text))
+    own = frozenset(terms(own_text, STOPWORDS - _QUESTION_KEEP))
+    out: list[Unit] = []
+    i = 0
+    while i < len(values):
+        start, end, text = values[i]
+        if len(text) < SHORT_VALUE and i + 1 < len(values):  # a label line: read with what follows
+            i += 1
+            end = max(end, values[i][1])
+            text += " " + values[i][2]
+        t = terms(text)
+        out.append(Unit(page.path, page.title, category, start, end, head, not out, Counter(t), len(t), own))
+        i += 1
+    return out
+
+
+__all__ = ["ClauseIndex", "Unit", "clause_index", "coverage", "question_stems", "stem"]

@@ -175,7 +175,7 @@ def _build(snapshot: Snapshot, doc: str) -> ClauseIndex:
 def _distinct(units: list[Unit], text: str, doc: str) -> list[Unit]:
     """The pages' passages, plus the source's own passages where no page holds the text."""
     kept = list(units)
-    covered = [(u.start, u.end) for u in units]
+    covered = [(u.start, u.end) for u in units] + [u.head for u in units if u.head]  # headings are held too
     covered.sort()
     gaps, at = [], 0
     for s, e in covered + [(len(text), len(text))]:

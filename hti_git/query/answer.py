@@ -28,10 +28,10 @@ class Step:
     """One move of navigation: which page, what was decided, and why."""
 
     page: str
-    action: str  # read | open | follow | descend | jump | up | level-up | answer | fallback | skip | drop | stop
+    action: str  # read | open | follow | descend | jump | up | level-up | route | answer | fallback | skip | drop | stop
     score: float = 0.0
     note: str = ""
-    tokens: int = 0
+    tokens: int = 0  # model tokens of the step; on a `fast` "read", the tokens of the passage read
 
 
 @dataclass

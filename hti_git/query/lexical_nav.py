@@ -24,6 +24,8 @@ FOUND_RATIO = 0.2  # best passage score / ideal score needed to call something a
 STRONG_RATIO = 0.55  # a passage this good ends navigation early
 MAX_CITATIONS = 3
 MIN_MATCHED_TERMS = 2  # distinct question words (that the document uses) the best passage must contain
+ROUTE_SOURCE_DOCS = 12  # on a near tie of root pages, sources read to decide (best by root score)
+ROUTE_TRACE_DOCS = 20  # routing steps listed in the trace; the rest are counted
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
 
 
@@ -122,29 +124,26 @@ def _route(snapshot: Snapshot, q: list[str], available: list[str], answer: Answe
     """
     if len(available) == 1:
         return available
-    roots = [snapshot.page(f"{d}/{INDEX_FILE}") for d in available]
-    model = BM25([terms(_page_text(r)) for r in roots])
+    entries = snapshot.catalog().entries
+    model = BM25([list(Counter((entries.get(d) or {}).get("terms") or {}).elements()) for d in available])
     scored = sorted(((model.score(q, i), d) for i, d in enumerate(available)), key=lambda x: (-x[0], x[1]))
     how = "root"
     if scored[0][0] <= 0 or scored[1][0] >= scored[0][0] * 0.8:
         how = "source"
+        # Reading sources is the expensive part: only the best few by root score are read (in a
+        # corpus of thousands, a near tie must not open every document).
         rescored = []
-        for _, d in scored:
+        for _, d in scored[:ROUTE_SOURCE_DOCS]:
             ctx = contexts.setdefault(d, DocContext(snapshot, d)) if contexts is not None else DocContext(snapshot, d)
             best = max((c.score for c in search_source(ctx, q, 1)), default=0.0)
             rescored.append((best / (ctx.model.ceiling(q) or 1.0), d))
-        scored = sorted(rescored, key=lambda x: (-x[0], x[1]))
+        scored = sorted(rescored, key=lambda x: (-x[0], x[1])) + [(0.0, d) for _, d in scored[ROUTE_SOURCE_DOCS:]]
     keep = [d for sc, d in scored if sc > 0 and sc >= scored[0][0] * 0.8][:2] or [scored[0][1]]
-    for sc, d in scored:
+    for sc, d in scored[:ROUTE_TRACE_DOCS]:
         answer.trace.append(Step(f"{d}/{INDEX_FILE}", "route", round(sc, 3), f"{'kept' if d in keep else 'skipped'} ({how})"))
+    if len(scored) > ROUTE_TRACE_DOCS:
+        answer.trace.append(Step("", "route", 0.0, f"{len(scored) - ROUTE_TRACE_DOCS:,} more documents skipped"))
     return keep
-
-
-def _page_text(page: Page) -> str:
-    parts = [page.title, page.summary]
-    for child in page.links():
-        parts += [child.get("title", ""), child.get("summary", ""), " ".join(child.get("keywords", []))]
-    return " ".join(parts)
 
 
 def _link_score(ctx: DocContext, q: list[str], child: dict) -> float:

@@ -14,7 +14,6 @@ index without a catalogue) is rebuilt from that document's root page; only those
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -25,6 +24,7 @@ from hti_git.errors import PageFormatError
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
 from hti_git.index.page import Page, parse_page
 from hti_git.lexical import terms
+from hti_git.text import canonical_sha256, one_line
 
 if TYPE_CHECKING:
     from hti_git.store import Snapshot
@@ -58,11 +58,6 @@ class Catalog:
         return self.present and not (self.rebuilt or self.dropped or self.invalid)
 
 
-def _one_line(text: Any, limit: int) -> str:
-    text = " ".join(str(text or "").split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def root_text(page: Page) -> str:
     """The words routing matches a question against: title, summary, and each child's title,
     summary and keywords."""
@@ -87,11 +82,6 @@ def _usage(prov: dict[str, Any]) -> dict[str, int]:
     return {k: int(usage[k]) for k in USAGE_KEYS if isinstance(usage.get(k), int)}
 
 
-def canonical_sha256(value: Any) -> str:
-    data = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
 def make_entry(doc: str, root: Page, paths: Iterable[str], tree: str) -> dict[str, Any]:
     """The catalogue entry of `doc`: from its root page, its file paths and its folder's tree id."""
     prov = root.meta.get("provenance") or {}
@@ -101,9 +91,9 @@ def make_entry(doc: str, root: Page, paths: Iterable[str], tree: str) -> dict[st
     sections = "; ".join(str(c.get("title", "")) for c in root.links() if isinstance(c, dict))
     return {
         "doc": doc,
-        "title": _one_line(root.title, SUMMARY_CHARS),
-        "summary": _one_line(root.summary, SUMMARY_CHARS),
-        "sections": _one_line(sections, SECTIONS_CHARS),
+        "title": one_line(root.title, SUMMARY_CHARS),
+        "summary": one_line(root.summary, SUMMARY_CHARS),
+        "sections": one_line(sections, SECTIONS_CHARS),
         "pages": sum(1 for p in paths if p.endswith(".md")),
         "chars": source.get("chars"),
         "pdf_pages": source.get("pages"),

@@ -380,7 +380,8 @@ def commit_prepared(
                 trailers,
                 branch=target,
                 replace_dirs=replaced,
-                require_clean=replaced if on_current else (),
+                # the catalogue is rewritten too: a hand edit of it in the working tree is never overwritten
+                require_clean=replaced + (CATALOG_FILE,) if on_current else (),
                 before_ref_move=before_ref_move,
                 derive=catalog,
             )

@@ -239,3 +239,12 @@ def test_batches_pack_loose_objects(tmp_path, contract_text):
     assert int(counts["packs"]) >= 1 and int(counts["in-pack"]) > 150
     assert int(counts["count"]) < 50
     _git(tmp_path / "idx", "fsck", "--strict")
+
+
+def test_uncommitted_edit_of_the_catalogue_is_never_overwritten(corpus, tmp_path, contract_text):
+    (corpus.root / CATALOG_FILE).write_text("my own notes\n")
+    [path] = _copies(contract_text, tmp_path / "more", ["delta-deed"])
+    out = run("-C", corpus.root, "compile", path, code=1).output
+    assert "catalog.jsonl has uncommitted changes" in out
+    assert (corpus.root / CATALOG_FILE).read_text() == "my own notes\n"
+    assert read_catalog(corpus.snapshot("HEAD")).docs == ["alpha-lease", "beta-supply", "gamma-licence"]

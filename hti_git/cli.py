@@ -360,29 +360,44 @@ def ask(ctx: click.Context, question: str, rev: str, docs: tuple[str, ...], max_
 @click.option("--raw", is_flag=True, help="Print the page's bytes including front-matter.")
 @click.pass_context
 def show(ctx: click.Context, path: str | None, rev: str, raw: bool) -> None:
-    """Print a page, or with no PATH the tree of every document's pages.
+    """Show the documents, one document's tree of pages, or one page.
 
-    PATH is a repository path (a unique prefix of the document folder is enough).
+    With no PATH: the documents (with a single document, its tree). PATH is a document name (or a
+    unique prefix of one) for its tree, or a page's repository path for the page.
 
     \b
     Example:
       hti-git show
+      hti-git show slingerbag
       hti-git show slingerbag/index.md
       hti-git show --rev HEAD~1 contract/clauses/index.md
     """
-    from hti_git.index.tree import page_tree, resolve_page_path
+    from hti_git.index.tree import list_documents, page_tree, resolve_document, resolve_page_path
 
     repo, _ = _repo(ctx)
     snapshot = repo.snapshot(rev)
+    doc = None
     if path is None:
-        docs = snapshot.docs()
-        if not docs:
+        rows = list_documents(snapshot)
+        if not rows:
             click.echo("No documents compiled yet. Try: hti-git compile FILE")
             return
-        for doc in docs:
-            for row in page_tree(snapshot, doc):
-                indent = "  " * row["depth"]
-                click.echo(f"{indent}{row['title']}  ({row['path']})")
+        if len(rows) > 1:
+            width = max(len(r["doc"]) for r in rows)
+            for r in rows:
+                click.echo(f"{r['doc']:<{width}}  {r['pages'] or 0:>5}  {r['title'] or ''}")
+            click.echo(f"{len(rows):,} documents at {rev}. Show one's tree: hti-git show DOC", err=True)
+            return
+        doc = rows[0]["doc"]
+    elif "/" not in path.strip().strip("/") and (snapshot.root_entries().get(path.strip()) or ("tree",))[0] == "tree":
+        doc = resolve_document(snapshot, path)
+    if doc is not None:
+        if raw:
+            click.echo(snapshot.read_bytes(f"{doc}/index.md").decode("utf-8"), nl=False)
+            return
+        for row in page_tree(snapshot, doc):
+            indent = "  " * row["depth"]
+            click.echo(f"{indent}{row['title']}  ({row['path']})")
         return
     page_path = resolve_page_path(snapshot, path)
     if raw:
@@ -496,31 +511,38 @@ def log_command(ctx: click.Context, doc_name: str | None, rev: str | None, max_c
 @main.command(name="verify", context_settings=CONTEXT)
 @click.option("--rev", default="HEAD", show_default=True, help="Verify the index as of this revision.")
 @click.option("--doc", "docs", multiple=True, help="Only this document (repeatable).")
+@click.option("--since", default=None, metavar="REV", help="Only documents whose folders changed since REV.")
+@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None,
+              help="Worker processes for many documents (default: one per core).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
-def verify_command(ctx: click.Context, rev: str, docs: tuple[str, ...], as_json: bool) -> None:
+def verify_command(ctx: click.Context, rev: str, docs: tuple[str, ...], since: str | None, jobs: int | None,
+                   as_json: bool) -> None:
     """Check the index is internally true; exit 1 with one line per problem.
 
     Every span lies inside source.txt and its value's text is found there; the root's hashes match
-    source.txt and schema.yaml; every link resolves; every page fits the page budget.
+    source.txt and schema.yaml; every link resolves; every page fits the page budget; the catalogue
+    (catalog.jsonl) lists exactly the documents, each as its root page describes it.
 
     \b
     Example:
       hti-git verify
+      hti-git verify --since HEAD~1
       hti-git verify --rev main --json
     """
-    from hti_git.review.verify import verify_snapshot
+    from hti_git.review.verify import verify_revision
 
     repo, _ = _repo(ctx)
-    report = verify_snapshot(repo.snapshot(rev), list(docs) or None)
+    report = verify_revision(repo, rev, list(docs) or None, since=since, jobs=jobs)
     if as_json:
         _emit_json(report.to_dict())
     else:
         for problem in report.problems:
             click.echo(problem.line())
-        summary = (f"{len(report.docs)} document(s), {report.pages} pages, {report.values} values "
+        scope = f" changed since {since}" if since else ""
+        summary = (f"{len(report.docs)} document(s){scope}, {report.pages} pages, {report.values} values "
                    f"({report.unverified_skipped} unverified skipped), {report.spans} spans, {report.links} links "
-                   f"at {rev}")
+                   f"at {rev}; catalogue {report.catalog}")
         if report.ok:
             click.echo(f"OK: {summary}")
         else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import signal
@@ -76,6 +77,8 @@ class Snapshot:
         self.sha = commit.hexsha if commit is not None else None
         self._pages: dict[str, Page] = {}
         self._text: dict[str, str] = {}
+        self._root: dict[str, tuple[str, str]] | None = None
+        self._catalog = None
 
     def _item(self, path: str):
         if self.commit is None:
@@ -125,13 +128,27 @@ class Snapshot:
             return []
         return [(item.name, item.type) for item in tree]
 
+    def root_entries(self) -> dict[str, tuple[str, str]]:
+        """Top-level entries of this revision: name -> ('blob'|'tree', sha), from one tree object."""
+        if self._root is None:
+            self._root = {} if self.commit is None else {
+                item.name: (item.type, item.hexsha) for item in self.commit.tree}
+        return self._root
+
+    def catalog(self):
+        """The documents at this revision from the catalogue (index/catalog.py), read once."""
+        if self._catalog is None:
+            from hti_git.index.catalog import read_catalog
+
+            self._catalog = read_catalog(self)
+        return self._catalog
+
     def docs(self) -> list[str]:
-        """Folders at the top level that hold a compiled index (both index.md and source.txt)."""
-        found = []
-        for name, kind in self.list_dir(""):
-            if kind == "tree" and self.exists(f"{name}/index.md") and self.exists(f"{name}/source.txt"):
-                found.append(name)
-        return sorted(found)
+        """Folders at the top level that hold a compiled index (index.md and source.txt), sorted.
+
+        Read from the catalogue, checked against the top-level tree (see index/catalog.py).
+        """
+        return self.catalog().docs
 
 
 class IndexRepo:
@@ -315,12 +332,14 @@ class IndexRepo:
         remove: tuple[str, ...] = (),
         require_clean: tuple[str, ...] = (),
         before_ref_move: Callable[[], None] | None = None,
+        derive: Callable[[Snapshot], dict[str, bytes]] | None = None,
     ) -> CommitResult:
         """Commit `files` (path -> bytes) on `branch` (default: the current one) in one commit.
 
         Folders in `replace_dirs` are replaced wholesale (stale pages vanish); paths in `remove`
         are deleted. Returns sha None when the tree would not change. Call under `lock()`.
-        `before_ref_move` is a test seam for crash injection.
+        `derive(base)` returns more files computed from the base revision (the catalogue), written
+        in the same commit. `before_ref_move` is a test seam for crash injection.
         """
         current = self.current_branch()
         branch = branch or current
@@ -348,6 +367,8 @@ class IndexRepo:
             builder.delete(d)
         for path in remove:
             builder.delete(path)
+        if derive is not None:
+            files = {**files, **derive(Snapshot(self.repo, base, base.hexsha if base is not None else "(empty)"))}
         for path, data in sorted(files.items()):
             builder.put(path, data)
         tree_sha = builder.write()
@@ -383,6 +404,36 @@ class IndexRepo:
             self._sync_worktree(new_commit.hexsha, changed)
             self._clear_journal()
         return CommitResult(new_commit.hexsha, branch, changed, created)
+
+    def maintain(self) -> dict[str, int]:
+        """Pack loose objects once there are many: Git's own thresholds, counted exactly.
+
+        A compile writes one loose object per page and tree; unpacked, a corpus of thousands of
+        documents keeps tens of thousands of loose files (and `git gc --auto` only samples one
+        object folder, so it misses small repositories and fires late). Past `gc.auto` loose objects
+        (Git's default 6,700; 0 turns packing off) they go into a new pack (`git repack -d`, which
+        also deletes the packed loose copies); past `gc.autoPackLimit` packs (50) all packs are
+        merged into one (`git repack -a -d`). Readers are never disturbed: Git swaps packs
+        atomically. Returns what it did: loose objects before, packs written.
+        """
+        def config(key: str, default: int) -> int:
+            try:
+                return int(self.repo.git.config("--get", key))
+            except (git.GitCommandError, ValueError):
+                return default
+
+        counts = dict(line.split(": ", 1) for line in self.repo.git.count_objects("-v").splitlines() if ": " in line)
+        loose, packs = int(counts.get("count", 0)), int(counts.get("packs", 0))
+        limit, pack_limit = config("gc.auto", 6700), config("gc.autoPackLimit", 50)
+        done = {"loose": loose, "packed": 0, "merged": 0}
+        if limit <= 0 or loose < limit:
+            return done
+        self._git_input(["repack", "-d", "-q"], "")
+        done["packed"] = 1
+        if pack_limit > 0 and packs + 1 > pack_limit:
+            self._git_input(["repack", "-a", "-d", "-q"], "")
+            done["merged"] = 1
+        return done
 
     def _diff_names(self, old: str | None, new: str) -> list[tuple[str, str]]:
         out = self.repo.git.diff_tree("-r", "-z", "--no-renames", "--name-status", old or _empty_tree(self.repo), new)
@@ -532,6 +583,42 @@ def _name_status(out: str) -> list[tuple[str, str]]:
     (without -z, git quotes names outside ASCII, such as a document folder named 契約)."""
     fields = out.split("\0")
     return [(status, path) for status, path in zip(fields[0::2], fields[1::2]) if status]
+
+
+def blob_sha(data: bytes) -> str:
+    """The Git object id a blob of `data` gets (sha1 of 'blob <size>\\0' + data); pure, no repository."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def tree_sha(files: dict[str, bytes]) -> str:
+    """The Git object id of the tree holding `files` (relative path -> bytes), as commit() writes it.
+
+    Pure (nothing is written): lets a compile record its document folder's tree id in the catalogue
+    of the same commit, so a reader can tell a current catalogue entry from a stale one by comparing
+    ids in the top-level tree.
+    """
+    root: dict = {}
+    for path, data in files.items():
+        parts = _split(path)
+        node = root
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = bytes.fromhex(blob_sha(data))
+
+    def write(node: dict) -> bytes:
+        entries = []
+        for name, entry in node.items():
+            if isinstance(entry, dict):
+                entries.append((write(entry), TREE_MODE, name))
+            else:
+                entries.append((entry, BLOB_MODE, name))
+        entries.sort(key=lambda e: e[2] + "/" if e[1] == TREE_MODE else e[2])
+        buf = BytesIO()
+        tree_to_stream(entries, buf.write)
+        data = buf.getvalue()
+        return hashlib.sha1(b"tree %d\0" % len(data) + data).digest()
+
+    return write(root).hex()
 
 
 def _split(path: str) -> list[str]:

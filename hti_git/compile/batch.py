@@ -5,6 +5,7 @@ One bad file never stops the others; each failure is reported once, with its rea
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import multiprocessing
 import os
@@ -21,6 +22,8 @@ from hti_git.errors import HtiError, SourceError
 from hti_git.index.slug import doc_slug, name_slug
 from hti_git.sources import SUPPORTED_SUFFIXES, SourceText, load_source
 from hti_git.store import IndexRepo
+
+MAINTAIN_EVERY = 200  # commits between `git gc --auto` checks within one batch
 
 
 @dataclass
@@ -189,6 +192,7 @@ def compile_many(
         except HtiError as exc:
             return {"source": str(path), "error": str(exc) if isinstance(exc, SourceError) else f"{path}: {exc}"}
 
+    commits = 0
     ready: list[tuple[int, PreparedCompile]] = []
     reader = SourceReader(parallel, planned, settings.max_text_bytes)
     try:
@@ -209,6 +213,10 @@ def compile_many(
                     fail({"source": str(path), "error": f"{path}: {exc}"})
                     continue
                 batch.results.append(result)
+                if result.commit:
+                    commits += 1
+                    if commits % MAINTAIN_EVERY == 0:
+                        _maintain(repo)  # a long batch packs as it goes, not only at the end
                 if on_done:
                     on_done(result, None)
         if one_commit and ready:
@@ -221,4 +229,12 @@ def compile_many(
         reader.close()
         for r in opened:
             r.close()
+    if any(r.commit for r in batch.results):
+        _maintain(repo)  # pack loose objects once Git's threshold is passed (a count below it)
     return batch
+
+
+def _maintain(repo: IndexRepo) -> None:
+    """Pack under the writers' lock; packing is housekeeping, so a failure never fails the batch."""
+    with contextlib.suppress(HtiError), repo.lock():
+        repo.maintain()

@@ -17,6 +17,7 @@ from hti_git.compile.fast import compile_fast
 from hti_git.compile.schema import CategorySpec, FieldSpec, Schema
 from hti_git.config import Settings
 from hti_git.errors import HtiError, UsageError
+from hti_git.index.catalog import CATALOG_FILE, make_entry, updated_catalog
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LayoutOptions, build_pages
 from hti_git.index.model import Record
 from hti_git.index.page import dump_yaml, safe_yaml
@@ -24,7 +25,7 @@ from hti_git.index.slug import doc_slug, name_slug, slugify
 from hti_git.llm.cache import CACHE_FILE
 from hti_git.llm.ledger import usage_trailers
 from hti_git.sources import SourceText, load_source
-from hti_git.store import IndexRepo
+from hti_git.store import IndexRepo, tree_sha
 from hti_git.text import canonical_sha256
 
 if TYPE_CHECKING:
@@ -135,6 +136,7 @@ class PreparedCompile:
     message: str = ""
     trailers: dict[str, str] = field(default_factory=dict)
     branch: str | None = None
+    catalog_entry: dict[str, Any] = field(default_factory=dict)  # this document's line of catalog.jsonl
 
 
 def build_record(method: str, source: SourceText, settings: Settings, repo_root: Path | None, progress: Progress,
@@ -246,6 +248,11 @@ def prepare_compile(
     files[f"{doc}/{SOURCE_FILE}"] = source.text.encode("utf-8")
     files[f"{doc}/{SCHEMA_FILE}"] = dump_yaml({"hti": FORMAT_VERSION, "method": method, **built.schema}, block_lists=True).encode("utf-8")
 
+    prefix = doc + "/"
+    inside = {p[len(prefix):]: data for p, data in files.items()}
+    root_page = next(p for p in pages if p.path == f"{doc}/{INDEX_FILE}")
+    catalog_entry = make_entry(doc, root_page, inside, tree_sha(inside))
+
     target_branch = branch
     if target_branch is None and existing is not None and not same_identity and not in_place:
         label = (identity.get("model") or {}).get("name") or method
@@ -268,7 +275,7 @@ def prepare_compile(
     result.usage = usage_total
     result.warnings = list(source.warnings) + list(built.notes)
     result.seconds = round(time.perf_counter() - started, 3)
-    return PreparedCompile(result, files, message, trailers, target_branch)
+    return PreparedCompile(result, files, message, trailers, target_branch, catalog_entry)
 
 
 def source_origin(root: Path, path: str | Path) -> str:
@@ -361,14 +368,22 @@ def commit_prepared(
                     sources.update(json.loads(p.trailers.get(SOURCES_TRAILER) or "{}"))
                 trailers = {"HTI-Doc": " ".join(p.result.doc for p in group), "HTI-Method": group[0].result.method,
                             SOURCES_TRAILER: json.dumps(sources, ensure_ascii=False)}
+            replaced = tuple(p.result.doc for p in group)
+            entries = {p.result.doc: p.catalog_entry for p in group}
+
+            def catalog(base, entries=entries, replaced=replaced) -> dict[str, bytes]:
+                return {CATALOG_FILE: updated_catalog(base, entries, replaced)}
+
             commit = repo.commit(
                 files,
                 message,
                 trailers,
                 branch=target,
-                replace_dirs=tuple(p.result.doc for p in group),
-                require_clean=tuple(p.result.doc for p in group) if on_current else (),
+                replace_dirs=replaced,
+                # the catalogue is rewritten too: a hand edit of it in the working tree is never overwritten
+                require_clean=replaced + (CATALOG_FILE,) if on_current else (),
                 before_ref_move=before_ref_move,
+                derive=catalog,
             )
             for p in group:
                 r = p.result

@@ -19,6 +19,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from hti_git.errors import PageFormatError
+from hti_git.index import fastyaml
 
 FENCE = "---\n"
 MAX_YAML_DEPTH = 64  # nesting; pages are about 5 levels deep
@@ -134,8 +135,11 @@ def parse_page(path: str, data: bytes | str) -> Page:
     end = text.find("\n" + FENCE, len(FENCE) - 1)
     if end == -1:
         raise PageFormatError(f"{path}: front-matter is not closed by '---'")
+    front = text[len(FENCE): end + 1]
+    meta = fastyaml.load(front)  # hti-git's own subset, fast; anything else goes to the safe loader
     try:
-        meta = _loader().load(text[len(FENCE): end + 1]) or {}
+        if meta is fastyaml.UNSUPPORTED:
+            meta = _loader().load(front) or {}
     except YAMLError as exc:
         raise PageFormatError(f"{path}: invalid front-matter ({str(exc).splitlines()[0]})") from None
     if not isinstance(meta, dict):

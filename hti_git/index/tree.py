@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from hti_git.errors import UsageError
@@ -13,22 +14,41 @@ def requested_documents(snapshot: Snapshot, docs: list[str] | None) -> tuple[lis
     """(every document at the revision, the ones asked for or None when routing must choose).
 
     Raises UsageError when there is nothing compiled or a requested document does not exist.
+    Reads the catalogue only (no page).
     """
     available = snapshot.docs()
     if not available:
         raise UsageError(f"no compiled documents at {snapshot.rev}; run 'hti-git compile FILE' first")
     if not docs:
         return available, (available if len(available) == 1 else None)
+    known = set(available)
     chosen = []
     for d in docs:
-        matches = [d] if d in available else [a for a in available if a.startswith(d)]
+        matches = [d] if d in known else [a for a in available if a.startswith(d)]
         if len(matches) > 1:
-            raise UsageError(f"document prefix {d!r} is ambiguous at {snapshot.rev} (matches: {', '.join(matches)})")
+            more = f" and {len(matches) - NAMES_SHOWN:,} more" if len(matches) > NAMES_SHOWN else ""
+            raise UsageError(f"document prefix {d!r} is ambiguous at {snapshot.rev} "
+                             f"(matches {len(matches):,}: {', '.join(matches[:NAMES_SHOWN])}{more})")
         if not matches:
-            raise UsageError(f"no document named {d!r} at {snapshot.rev} (have: {', '.join(available)})")
+            raise UsageError(unknown_document(d, available, snapshot.rev))
         if matches[0] not in chosen:
             chosen.append(matches[0])
     return available, chosen
+
+
+NAMES_SHOWN = 5
+
+
+def unknown_document(name: str, available: list[str], rev: str) -> str:
+    """'no document X at REV': the closest name ("did you mean"), and a few names, never all of them."""
+    message = f"no document {name!r} at {rev}"
+    prefixed = [d for d in available if d.startswith(name)] if name else []
+    close = prefixed[:1] or difflib.get_close_matches(name, available, n=1, cutoff=0.5)
+    if close:
+        message += f"; did you mean {close[0]!r}?"
+    shown = ", ".join(available[:NAMES_SHOWN])
+    more = f" and {len(available) - NAMES_SHOWN:,} more (hti-git ls)" if len(available) > NAMES_SHOWN else ""
+    return f"{message} (have {len(available):,}: {shown}{more})"
 
 
 def source_page_starts(snapshot: Snapshot, doc: str) -> tuple[int, ...]:
@@ -38,25 +58,26 @@ def source_page_starts(snapshot: Snapshot, doc: str) -> tuple[int, ...]:
 
 
 def list_documents(snapshot: Snapshot) -> list[dict[str, Any]]:
-    """One row per compiled document: name, title, pages, method, model, source name and sha."""
+    """One row per compiled document: name, title, pages, method, model, source name and sha.
+
+    Read from the catalogue (one blob); only documents it misses or describes stale are read from
+    their root pages (index/catalog.py).
+    """
     rows = []
-    for doc in snapshot.docs():
-        root = snapshot.page(f"{doc}/{INDEX_FILE}")
-        prov = root.meta.get("provenance") or {}
-        source = prov.get("source") or {}
-        pages = [p for p in snapshot.blob_shas(doc) if p.endswith(".md")]
+    for doc, entry in snapshot.catalog().entries.items():
         rows.append(
             {
                 "doc": doc,
-                "title": root.title,
-                "pages": len(pages),
-                "method": prov.get("method"),
-                "model": (prov.get("model") or {}).get("name"),
-                "source": source.get("name"),
-                "source_sha256": source.get("sha256"),
-                "chars": source.get("chars"),
-                "pdf_pages": source.get("pages"),
-                "usage": prov.get("usage") or {},
+                "title": entry.get("title"),
+                "summary": entry.get("summary"),
+                "pages": entry.get("pages"),
+                "method": entry.get("method"),
+                "model": entry.get("model"),
+                "source": entry.get("source"),
+                "source_sha256": entry.get("source_sha256"),
+                "chars": entry.get("chars"),
+                "pdf_pages": entry.get("pdf_pages"),
+                "usage": entry.get("usage") or {},
             }
         )
     return rows
@@ -82,6 +103,21 @@ def page_tree(snapshot: Snapshot, doc: str) -> list[dict[str, Any]]:
     return out
 
 
+def resolve_document(snapshot: Snapshot, name: str) -> str:
+    """A document named exactly or by a unique prefix; UsageError with the closest names otherwise."""
+    name = name.strip().strip("/")
+    docs = snapshot.docs()
+    if name in set(docs):
+        return name
+    matches = [d for d in docs if d.startswith(name)] if name else []
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        more = f" and {len(matches) - NAMES_SHOWN:,} more" if len(matches) > NAMES_SHOWN else ""
+        raise UsageError(f"{name!r} matches {len(matches):,} documents: {', '.join(matches[:NAMES_SHOWN])}{more}")
+    raise UsageError(unknown_document(name, docs, snapshot.rev))
+
+
 def resolve_page_path(snapshot: Snapshot, path: str) -> str:
     """A page path as typed by a user: exact, a doc folder, or a unique prefix of a doc name."""
     path = path.strip().lstrip("./").rstrip("/")
@@ -94,7 +130,11 @@ def resolve_page_path(snapshot: Snapshot, path: str) -> str:
         if len(matches) == 1:
             head = matches[0]
         elif len(matches) > 1:
-            raise UsageError(f"{path!r} matches several documents: {', '.join(matches)}")
+            more = f" and {len(matches) - NAMES_SHOWN:,} more" if len(matches) > NAMES_SHOWN else ""
+            raise UsageError(f"{path!r} matches {len(matches):,} documents: "
+                             f"{', '.join(matches[:NAMES_SHOWN])}{more}")
+        elif not rest:
+            raise UsageError(unknown_document(head, docs, snapshot.rev))
     candidate = f"{head}/{rest}" if rest else f"{head}/{INDEX_FILE}"
     if snapshot.exists(candidate) and snapshot.list_dir(candidate) == []:
         return candidate

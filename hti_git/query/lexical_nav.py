@@ -16,6 +16,7 @@ model's fallback.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from hti_git.compile.structure import split_passages
@@ -35,6 +36,7 @@ MAX_SPAN = 2000  # characters from a clause heading to the end of the cited pass
 MAX_CITATIONS = 3
 MIN_MATCHED_TERMS = 2  # distinct question words an answering clause must hold (all, when fewer)
 FOUND_RATIO = 0.2  # best passage score / ideal score (the chunks baseline's offline answer rule)
+ROUTE_CATALOG_DOCS = 12  # in a larger corpus, documents searched: the best by the catalogue's routing terms
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
 
 
@@ -172,6 +174,8 @@ def _named(snapshot: Snapshot, available: list[str], q: list[str], trace: list[S
     """The document a question names by title, file-name or party words; all of them when none is."""
     if len(available) == 1:
         return available
+    if len(available) > ROUTE_CATALOG_DOCS:
+        available = _by_catalog(snapshot, available, q, trace)
     names = {d: clause_index(snapshot, d).names for d in available}
     shared = set.intersection(*names.values())
     named = [d for d in available if (set(q) & names[d]) - shared]
@@ -179,6 +183,19 @@ def _named(snapshot: Snapshot, available: list[str], q: list[str], trace: list[S
     for d in available:
         trace.append(Step(d, "route", 0.0, "named in the question" if keep == named else
                           ("kept" if d in keep else "skipped")))
+    return keep
+
+
+def _by_catalog(snapshot: Snapshot, available: list[str], q: list[str], trace: list[Step]) -> list[str]:
+    """The documents of a large corpus worth searching: the best ROUTE_CATALOG_DOCS by BM25 over the
+    catalogue's routing terms (one blob, not every document's pages); all of them without a catalogue."""
+    entries = snapshot.catalog().entries
+    if not entries:
+        return available
+    model = BM25([list(Counter((entries.get(d) or {}).get("terms") or {}).elements()) for d in available])
+    scored = sorted(((model.score(q, i), d) for i, d in enumerate(available)), key=lambda x: (-x[0], x[1]))
+    keep = [d for sc, d in scored[:ROUTE_CATALOG_DOCS] if sc > 0] or [d for _, d in scored[:ROUTE_CATALOG_DOCS]]
+    trace.append(Step("", "route", 0.0, f"catalogue: {len(keep)} of {len(available):,} documents searched"))
     return keep
 
 

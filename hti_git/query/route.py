@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from hti_git.index.layout import INDEX_FILE
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template
 from hti_git.query.answer import Step
@@ -21,13 +20,15 @@ SUMMARY_CHARS = 400
 
 
 def render_documents(snapshot: Snapshot, docs: list[str]) -> str:
-    """One entry per document: id, folder, title, summary and its top-level sections."""
+    """One entry per document: id, folder, title, summary and its top-level sections (from the
+    catalogue, so routing reads one blob rather than every root page)."""
+    entries = snapshot.catalog().entries
     rows = []
     for i, doc in enumerate(docs, 1):
-        root = snapshot.page(f"{doc}/{INDEX_FILE}")
-        sections = "; ".join(str(c.get("title", "")) for c in root.links())
-        rows.append(f"D{i} {doc}: {one_line(root.title, 120)}\n  {one_line(root.summary, SUMMARY_CHARS)}\n"
-                    f"  Sections: {one_line(sections, 200)}")
+        entry = entries.get(doc) or {}
+        rows.append(f"D{i} {doc}: {one_line(entry.get('title') or '', 120)}\n"
+                    f"  {one_line(entry.get('summary') or '', SUMMARY_CHARS)}\n"
+                    f"  Sections: {one_line(entry.get('sections') or '', 200)}")
     return fence("\n".join(rows))
 
 

@@ -10,17 +10,21 @@ page body fits the layout's page budget (with 1.5x slack, since a single value i
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import os
 import posixpath
 import re
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ruamel.yaml.error import YAMLError
 
 from hti_git.errors import PageFormatError, UsageError
+from hti_git.index.catalog import CATALOG_FILE, entry_from_snapshot
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE
 from hti_git.index.page import Page, safe_yaml
-from hti_git.store import Snapshot
+from hti_git.store import IndexRepo, Snapshot
 from hti_git.text import canonical_sha256
 from hti_git.tokens import estimate_tokens
 
@@ -35,7 +39,7 @@ class Problem:
     """One thing that is not true about the index: the page, which check failed, and where."""
 
     page: str
-    check: str  # span | quote | source-hash | schema-hash | link | budget | format | missing
+    check: str  # span | quote | source-hash | schema-hash | link | budget | format | missing | catalog
     message: str
     where: str = ""
 
@@ -56,6 +60,9 @@ class VerifyReport:
     unverified_skipped: int = 0
     links: int = 0
     problems: list[Problem] = field(default_factory=list)
+    catalog: str = "absent"  # current | stale | absent (an index compiled before catalogues)
+    since: str | None = None  # only documents changed since this revision were checked
+    workers: int = 1  # processes that checked documents
 
     @property
     def ok(self) -> bool:
@@ -67,17 +74,111 @@ class VerifyReport:
         return data
 
 
+PARALLEL_MIN_DOCS = 16  # fewer documents are checked in this process (starting workers costs ~0.5 s)
+
+
 def verify_snapshot(snapshot: Snapshot, docs: list[str] | None = None) -> VerifyReport:
-    """Check every document (or only `docs`) of `snapshot`; problems are collected, never raised."""
-    present = snapshot.docs()
-    if docs:
-        missing = [d for d in docs if d not in present]
-        if missing:
-            raise UsageError(f"no document {missing[0]!r} at {snapshot.rev}")
-    report = VerifyReport(rev=snapshot.rev, commit=snapshot.sha, docs=list(docs or present))
+    """Check every document (or only `docs`) of `snapshot` and the catalogue; problems are
+    collected, never raised."""
+    report = _new_report(snapshot, docs)
     for doc in report.docs:
         _DocChecker(snapshot, doc, report).run()
+    check_catalog(snapshot, report.docs, report)
     return report
+
+
+def verify_revision(repo: IndexRepo, rev: str = "HEAD", docs: list[str] | None = None, since: str | None = None,
+                    jobs: int | None = None) -> VerifyReport:
+    """verify at `rev`: every document (or `docs`, or those changed since `since`), in `jobs`
+    worker processes when there are many (default: one per core)."""
+    snapshot = repo.snapshot(rev)
+    if since is not None:
+        present = set(snapshot.docs())
+        changed = {path.partition("/")[0] for _, path in repo.changed_paths(since, rev) if "/" in path}
+        chosen = sorted(d for d in changed if d in present and (not docs or d in docs))
+        report = _new_report(snapshot, docs)
+        report.docs, report.since = chosen, since
+    else:
+        report = _new_report(snapshot, docs)
+    jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
+    workers = min(jobs, len(report.docs) // (PARALLEL_MIN_DOCS // 2) or 1)
+    if workers <= 1 or len(report.docs) < PARALLEL_MIN_DOCS or snapshot.sha is None:
+        for doc in report.docs:
+            _DocChecker(snapshot, doc, report).run()
+    else:
+        report.workers = workers
+        chunks = [report.docs[i::workers] for i in range(workers)]
+        ctx = multiprocessing.get_context("spawn")  # never fork a process running GitPython's readers
+        with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+            parts = list(pool.map(_verify_chunk, [str(repo.git_dir)] * workers, [snapshot.sha] * workers,
+                                  [rev] * workers, chunks))
+        by_doc = {doc: part for chunk in parts for doc, part in chunk}
+        for doc in report.docs:  # merged in document order: the same report as one process gives
+            part = by_doc[doc]
+            for key in ("pages", "values", "spans", "unverified_skipped", "links"):
+                setattr(report, key, getattr(report, key) + getattr(part, key))
+            report.problems += part.problems
+    check_catalog(snapshot, report.docs, report)
+    return report
+
+
+def _verify_chunk(git_dir: str, sha: str, rev: str, docs: list[str]) -> list[tuple[str, VerifyReport]]:
+    """A worker process: check `docs` at commit `sha`, one report per document."""
+    with IndexRepo(git_dir) as repo:
+        snapshot = repo.snapshot(sha)
+        snapshot.rev = rev
+        out = []
+        for doc in docs:
+            part = VerifyReport(rev=rev, commit=sha, docs=[doc])
+            _DocChecker(snapshot, doc, part).run()
+            out.append((doc, part))
+        return out
+
+
+def _new_report(snapshot: Snapshot, docs: list[str] | None) -> VerifyReport:
+    present = snapshot.docs()
+    if docs:
+        known = set(present)
+        missing = [d for d in docs if d not in known]
+        if missing:
+            from hti_git.index.tree import unknown_document
+
+            raise UsageError(unknown_document(missing[0], present, snapshot.rev))
+    return VerifyReport(rev=snapshot.rev, commit=snapshot.sha, docs=list(docs or present))
+
+
+def check_catalog(snapshot: Snapshot, docs: list[str], report: VerifyReport) -> None:
+    """The catalogue lists exactly the documents at the revision, and each checked document's entry
+    says what its root page says. Absent (an index compiled before catalogues) is not a problem, nor
+    is an entry whose folder was edited by hand without changing what it says (its tree id is out
+    of date: readers then read that root page; the next compile refreshes it)."""
+    catalog = snapshot.catalog()
+    if not catalog.present:
+        report.catalog = "absent"
+        return
+    before = len(report.problems)
+    for message in catalog.invalid:
+        report.problems.append(Problem(CATALOG_FILE, "catalog", message))
+    for doc in catalog.dropped:
+        report.problems.append(Problem(CATALOG_FILE, "catalog", f"lists {doc}, which is not an index at this revision"))
+    roots = snapshot.root_entries()
+    for doc in docs:
+        stored = catalog.stored.get(doc)
+        if stored is None:
+            if not any(doc in m for m in catalog.invalid):
+                report.problems.append(Problem(CATALOG_FILE, "catalog", f"{doc} is not listed"))
+            continue
+        expected = catalog.entries[doc] if doc in catalog.rebuilt else entry_from_snapshot(snapshot, doc, roots[doc][1])
+        wrong = sorted(k for k in set(stored) | set(expected) if k != "tree" and stored.get(k) != expected.get(k))
+        if wrong:
+            report.problems.append(Problem(CATALOG_FILE, "catalog", f"entry for {doc} does not match its root page",
+                                           ", ".join(wrong)))
+    if len(report.problems) > before:
+        report.catalog = "stale"
+    elif catalog.rebuilt:
+        report.catalog = f"current ({len(catalog.rebuilt)} edited by hand since)"
+    else:
+        report.catalog = "current"
 
 
 def _norm(text: str) -> str:

@@ -6,12 +6,10 @@ import hashlib
 from pathlib import Path
 
 from hti_git.errors import SourceError
-from hti_git.sources.clean import clean_pages, clean_text
-from hti_git.sources.docx import docx_text
-from hti_git.sources.html import html_to_text
-from hti_git.sources.pdf import pdf_pages
-from hti_git.sources.text import decode_text
 from hti_git.sources.types import Chunk, SourceText
+
+# The format readers (PDFium, lxml, docx) are imported when a document is read, not when a page
+# or SourceText is: `ls`, `show`, `ask` and `verify` never read a source file and start faster.
 
 __all__ = ["Chunk", "SourceText", "load_source", "SUPPORTED_SUFFIXES"]
 
@@ -47,9 +45,15 @@ def load_source(path: str | Path, max_text_bytes: int = 50_000_000) -> SourceTex
     if not data.strip():
         raise SourceError(path, "file is empty")
 
+    from hti_git.sources.clean import clean_pages, clean_text
+    from hti_git.sources.text import decode_text
+
     page_starts: tuple[int, ...] = ()
     warnings: list[str] = []
     if media_type == "application/pdf":
+        from hti_git.sources.pdf import pdf_pages
+
+
         pages = pdf_pages(path, data)
         blank = [number for number, page in enumerate(pages, 1) if not page.strip()]
         if len(blank) == len(pages):
@@ -58,12 +62,16 @@ def load_source(path: str | Path, max_text_bytes: int = 50_000_000) -> SourceTex
             warnings.append(f"pages without a text layer (OCR would be needed): {_ranges(blank)}")
         text, page_starts = clean_pages(pages)
     elif suffix == ".docx":
+        from hti_git.sources.docx import docx_text
+
         text = clean_text(docx_text(path, data))
     else:
         decoded = decode_text(data)
         if decoded is None:
             raise SourceError(path, "looks like a binary file, not text")
         if suffix in (".html", ".htm", ".xhtml"):
+            from hti_git.sources.html import html_to_text
+
             decoded = html_to_text(decoded)
         text = clean_text(decoded)
     if not text.strip():

@@ -1,0 +1,193 @@
+"""A corpus in one repository: N documents, per-command times and memory (python bench/corpus.py N).
+
+Builds N distinct documents from the shared CUAD contracts (each a copy of one of the .txt
+contracts with a line naming the copy appended), compiles them with `--method fast` in one batch
+(`-j 2`, one commit per document, as a user would), then times each command as a whole process
+(`python -m hti_git ...`, median of 3 runs; full verify once) with its peak resident memory, next to
+plain Git over the same repository in the same run:
+
+    ls                   vs  git ls-tree HEAD + git cat-file of every root page (what ls read before)
+    ask (all documents)  vs  git cat-file of catalog.jsonl
+    ask --doc            vs  git cat-file of that document's root page
+    show DOC             vs  git ls-tree -r HEAD DOC
+    verify --since       vs  git diff-tree of the same revisions    (after recompiling one changed document)
+    verify (full)        vs  git ls-tree -r HEAD | git cat-file --batch (reading every page once)
+
+and the size of .git against its fully packed size (git gc at the end). Targets from issue 18:
+ls < 1 s, ask across all < 2 s, ask --doc < 1 s, show DOC < 1 s, verify --since < 2 s, full verify of
+10,000 documents < 5 minutes on 2 cores, .git within 2x its packed size.
+
+    python bench/corpus.py 500                  # builds in a temporary folder, removed afterwards
+    python bench/corpus.py 500 --keep /tmp/c500 # keep (or reuse, when it exists) the repository
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from benchlib import ROOT, bench_identity, require_cuad
+
+QUESTION = "Which state's law governs this agreement?"
+
+
+def timed(cmd: list[str], cwd: Path, repeat: int = 3, stdin: bytes | None = None, ok_codes=(0,)) -> tuple[float, float, bytes]:
+    """Median seconds and peak RSS (MB) over `repeat` runs, measured with wait4 per process."""
+    times, peaks, out = [], [], b""
+    for _ in range(repeat):
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        feeder = None
+        if stdin is not None:  # fed from a thread: the output would fill its pipe while we write
+            feeder = threading.Thread(target=_feed, args=(proc.stdin, stdin))
+            feeder.start()
+        drained: list[bytes] = []
+        drain = threading.Thread(target=_drain, args=(proc.stderr, drained))
+        drain.start()
+        out = proc.stdout.read()
+        drain.join()
+        if feeder is not None:
+            feeder.join()
+        err = drained[0]
+        _, status, usage = os.wait4(proc.pid, 0)
+        times.append(time.perf_counter() - started)
+        code = os.waitstatus_to_exitcode(status)
+        proc.returncode = code
+        if code not in ok_codes:
+            sys.exit(f"{' '.join(map(str, cmd[:6]))} failed ({code}): {err.decode(errors='replace')[-400:]}")
+        peaks.append(usage.ru_maxrss / 1024)  # KB on Linux; includes the process's reaped children
+    return statistics.median(times), max(peaks), out
+
+
+def _feed(pipe, data: bytes) -> None:
+    try:
+        pipe.write(data)
+    finally:
+        pipe.close()
+
+
+def _drain(pipe, into: list[bytes]) -> None:
+    into.append(pipe.read())
+
+
+def hti(*args: str) -> list[str]:
+    return [sys.executable, "-m", "hti_git", *args]
+
+
+def build_corpus(n: int, folder: Path, cuad: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    sources = sorted((cuad / "contracts").glob("*.txt"))
+    paths = []
+    for i in range(n):
+        src = sources[i % len(sources)]
+        path = folder / f"{src.stem[:40]}-{i:05d}.txt"
+        if not path.exists():
+            path.write_text(src.read_text() + f"\n\nCorpus copy {i:05d} of {src.stem}.\n")
+        paths.append(path)
+    return paths
+
+
+def du(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n", type=int, help="documents")
+    parser.add_argument("--keep", type=Path, default=None, help="build (or reuse) the repository here")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="compile -j (default 2)")
+    args = parser.parse_args()
+    cuad = require_cuad()
+    bench_identity()
+    env_path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    os.environ["PYTHONPATH"] = env_path
+    work = args.keep or Path(tempfile.mkdtemp(prefix="hti-corpus-"))
+    docs_dir, idx = work / "docs", work / "idx"
+    rows: list[tuple[str, float, float, str, float]] = []
+    try:
+        paths = build_corpus(args.n, docs_dir, cuad)
+        if not (idx / ".git").exists():
+            subprocess.run(hti("init", str(idx)), check=True, capture_output=True)
+            started = time.perf_counter()
+            proc = subprocess.run(hti("-C", str(idx), "compile", str(docs_dir), "--method", "fast", "-j", str(args.jobs),
+                                      "--json"), capture_output=True)
+            compile_s = time.perf_counter() - started
+            if proc.returncode != 0:
+                sys.exit(f"compile failed: {proc.stderr.decode(errors='replace')[-600:]}")
+            results = json.loads(proc.stdout)
+            print(f"compiled {len(results)} documents in {compile_s:.0f} s "
+                  f"({compile_s / max(1, len(results)):.2f} s a document at -j {args.jobs})")
+        git_dir = idx / ".git"
+        files = int(subprocess.run(["git", "-C", str(idx), "ls-tree", "-r", "HEAD", "--name-only"], capture_output=True,
+                                   text=True, check=True).stdout.count("\n"))
+        docs = json.loads(subprocess.run(hti("-C", str(idx), "ls", "--json"), capture_output=True, check=True).stdout)
+        doc = docs[len(docs) // 2]["doc"]
+        print(f"{len(docs)} documents, {files:,} files at HEAD; .git {du(git_dir) / 1e6:.0f} MB; timing (median of 3) ...")
+
+        roots = "".join(f"HEAD:{d['doc']}/index.md\n" for d in docs).encode()
+        t, m, _ = timed(hti("-C", str(idx), "ls"), idx)
+        b1, _, _ = timed(["git", "ls-tree", "HEAD"], idx)
+        b2, _, _ = timed(["git", "cat-file", "--batch"], idx, stdin=roots)
+        rows.append(("ls", t, m, "git ls-tree HEAD + cat-file of every root page", b1 + b2))
+        t, m, _ = timed(hti("-C", str(idx), "ask", "--method", "fast", QUESTION), idx)
+        b, _, _ = timed(["git", "cat-file", "-p", "HEAD:catalog.jsonl"], idx)
+        rows.append(("ask (all documents)", t, m, "git cat-file catalog.jsonl", b))
+        t, m, _ = timed(hti("-C", str(idx), "ask", "--method", "fast", "--doc", doc, QUESTION), idx)
+        b, _, _ = timed(["git", "cat-file", "-p", f"HEAD:{doc}/index.md"], idx)
+        rows.append(("ask --doc", t, m, "git cat-file of its root page", b))
+        t, m, _ = timed(hti("-C", str(idx), "show", doc), idx)
+        b, _, _ = timed(["git", "ls-tree", "-r", "HEAD", doc], idx)
+        rows.append(("show DOC", t, m, "git ls-tree -r HEAD DOC", b))
+        t, m, _ = timed(hti("-C", str(idx), "ask", "--doc", doc + "x", QUESTION), idx, ok_codes=(2,))
+        rows.append(("ask --doc (unknown name)", t, m, "-", 0.0))
+
+        # one changed document, recompiled, then verified alone
+        changed = next(p for p in paths if p.stem.endswith(doc[-5:]))
+        if "amended" not in changed.read_text()[-200:]:
+            changed.write_text(changed.read_text() + "\nThis copy was amended.\n")
+        started = time.perf_counter()
+        subprocess.run(hti("-C", str(idx), "compile", str(changed), "--method", "fast", "--doc", doc), check=True,
+                       capture_output=True)
+        recompile = time.perf_counter() - started
+        t, m, _ = timed(hti("-C", str(idx), "verify", "--since", "HEAD~1"), idx)
+        b, _, _ = timed(["git", "diff-tree", "-r", "--name-only", "HEAD~1", "HEAD"], idx)
+        rows.append(("verify --since HEAD~1 (1 document)", t, m, "git diff-tree HEAD~1 HEAD", b))
+        t, m, out = timed(hti("-C", str(idx), "verify", "-j", "2"), idx, repeat=1)
+        listing = subprocess.run(["git", "ls-tree", "-r", "HEAD"], cwd=idx, capture_output=True, check=True).stdout
+        objects = b"".join(line.split()[2] + b"\n" for line in listing.splitlines())
+        b, _, _ = timed(["git", "cat-file", "--batch"], idx, repeat=1, stdin=objects)
+        rows.append(("verify (full, -j 2)", t, m, "git cat-file --batch of every file", b))
+        verify_line = out.decode().strip().splitlines()[-1]
+
+        loose = du(git_dir / "objects")
+        counts = subprocess.run(["git", "count-objects", "-v"], cwd=idx, capture_output=True, text=True, check=True).stdout
+        subprocess.run(["git", "gc", "--quiet"], cwd=idx, check=True)
+        packed = du(git_dir / "objects")
+
+        print(f"\nN = {len(docs)} documents ({files:,} files), recompile of one changed document {recompile:.1f} s")
+        print(f"verify: {verify_line}\n")
+        print("| command | time | peak RSS | plain Git, same repository | time |")
+        print("|---|---:|---:|---|---:|")
+        for name, t, m, base, b in rows:
+            print(f"| `{name}` | {t:.2f} s | {m:.0f} MB | {base} | {b:.2f} s |" if base != "-" else
+                  f"| `{name}` | {t:.2f} s | {m:.0f} MB | - | - |")
+        count = dict(line.split(": ") for line in counts.splitlines())
+        print(f"\n.git objects: {loose / 1e6:.0f} MB ({count['count']} loose objects, {count['packs']} packs) before "
+              f"`git gc`; {packed / 1e6:.0f} MB fully packed ({loose / max(packed, 1):.2f}x)")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -26,9 +26,8 @@ def requested_documents(snapshot: Snapshot, docs: list[str] | None) -> tuple[lis
     for d in docs:
         matches = [d] if d in known else [a for a in available if a.startswith(d)]
         if len(matches) > 1:
-            more = f" and {len(matches) - NAMES_SHOWN:,} more" if len(matches) > NAMES_SHOWN else ""
             raise UsageError(f"document prefix {d!r} is ambiguous at {snapshot.rev} "
-                             f"(matches {len(matches):,}: {', '.join(matches[:NAMES_SHOWN])}{more})")
+                             f"(matches {len(matches):,}: {some_names(matches)})")
         if not matches:
             raise UsageError(unknown_document(d, available, snapshot.rev))
         if matches[0] not in chosen:
@@ -113,8 +112,7 @@ def resolve_document(snapshot: Snapshot, name: str) -> str:
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
-        more = f" and {len(matches) - NAMES_SHOWN:,} more" if len(matches) > NAMES_SHOWN else ""
-        raise UsageError(f"{name!r} matches {len(matches):,} documents: {', '.join(matches[:NAMES_SHOWN])}{more}")
+        raise UsageError(f"{name!r} matches {len(matches):,} documents: {some_names(matches)}")
     raise UsageError(unknown_document(name, docs, snapshot.rev))
 
 
@@ -130,9 +128,7 @@ def resolve_page_path(snapshot: Snapshot, path: str) -> str:
         if len(matches) == 1:
             head = matches[0]
         elif len(matches) > 1:
-            more = f" and {len(matches) - NAMES_SHOWN:,} more" if len(matches) > NAMES_SHOWN else ""
-            raise UsageError(f"{path!r} matches {len(matches):,} documents: "
-                             f"{', '.join(matches[:NAMES_SHOWN])}{more}")
+            raise UsageError(f"{path!r} matches {len(matches):,} documents: {some_names(matches)}")
         elif not rest:
             raise UsageError(unknown_document(head, docs, snapshot.rev))
     candidate = f"{head}/{rest}" if rest else f"{head}/{INDEX_FILE}"
@@ -141,3 +137,9 @@ def resolve_page_path(snapshot: Snapshot, path: str) -> str:
     if snapshot.exists(f"{candidate}/{INDEX_FILE}"):
         return f"{candidate}/{INDEX_FILE}"
     raise UsageError(f"no page {path!r} at {snapshot.rev}")
+
+
+def some_names(names: list[str]) -> str:
+    """The first NAMES_SHOWN names, and how many more: error messages stay one short line."""
+    more = f" and {len(names) - NAMES_SHOWN:,} more" if len(names) > NAMES_SHOWN else ""
+    return ", ".join(names[:NAMES_SHOWN]) + more

@@ -15,6 +15,7 @@ from hti_git.index.model import Category, FieldValue, Record, Subject
 from hti_git.index.plural import counted
 from hti_git.index.slug import unique_slug
 from hti_git.lexical import BM25, STOPWORDS, keywords, stem
+from hti_git.sentences import strip_span
 from hti_git.sources.types import SourceText
 
 _ORG = re.compile(r"\b(Inc|Corp|Corporation|Company|LLC|L\.L\.C|Ltd|Limited|GmbH|S\.A|N\.V|plc|LP|L\.P|individual|bank|association|trust)\b", re.I)
@@ -183,7 +184,7 @@ def _sentence_around(text: str, at: int, max_chars: int = 600) -> tuple[int, int
     hi = min(len(text), at + max_chars)
     m = re.search(r"(?<=[.;!?])\s|\n\s*\n", text[at:hi])
     end = at + m.start() if m else hi
-    return structure._strip(text, start, end)
+    return strip_span(text, start, end)
 
 
 def _character_category(text: str, vocab: _Vocabulary) -> Category:

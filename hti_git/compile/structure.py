@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from hti_git.compile.headings import Heading, find_headings
+from hti_git.sentences import strip_span
 
 __all__ = ["Heading", "Section", "find_headings", "find_sections"]
 
@@ -102,25 +103,17 @@ def split_passages(text: str, start: int, end: int, max_chars: int = 700) -> lis
         last_cut = p_start
         for cut in cut_points + [p_end]:
             if cut - piece_start > max_chars and last_cut > piece_start:
-                spans.append(_strip(text, piece_start, last_cut))
+                spans.append(strip_span(text, piece_start, last_cut))
                 piece_start = _skip_space(text, last_cut)
             last_cut = cut
         while p_end - piece_start > max_chars * 2:  # no sentence breaks at all: cut at spaces
             cut = text.rfind(" ", piece_start, piece_start + max_chars)
             cut = cut if cut > piece_start else piece_start + max_chars
-            spans.append(_strip(text, piece_start, cut))
+            spans.append(strip_span(text, piece_start, cut))
             piece_start = _skip_space(text, cut)
         if p_end > piece_start:
-            spans.append(_strip(text, piece_start, p_end))
+            spans.append(strip_span(text, piece_start, p_end))
     return [s for s in spans if s[1] > s[0]]
-
-
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def first_sentence(text: str, max_chars: int = 220) -> str:

@@ -13,18 +13,9 @@ from standard_support import DOC, assert_verified
 
 from hti_git.cli import main
 from hti_git.store import IndexRepo
-from tests.support.openai_stub import OpenAIStub, configure_env
+from tests.support.openai_stub import stub_fixtures
 
-
-@pytest.fixture
-def stub():
-    with OpenAIStub(stub_handler) as s:
-        yield s
-
-
-@pytest.fixture
-def model_env(monkeypatch, stub):
-    configure_env(monkeypatch, stub)
+stub, model_env = stub_fixtures(stub_handler)
 
 
 @pytest.fixture

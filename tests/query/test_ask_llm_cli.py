@@ -4,26 +4,17 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from click.testing import CliRunner
 from model_stub import stub_handler
 from query_support import DOC
 
 from hti_git.cli import main
-from tests.support.openai_stub import OpenAIStub, bad_request, configure_env
+from tests.support.openai_stub import bad_request, stub_fixtures
 
 Q = "Which state's laws govern this agreement?"
 
 
-@pytest.fixture
-def stub():
-    with OpenAIStub(stub_handler) as s:
-        yield s
-
-
-@pytest.fixture
-def model_env(monkeypatch, stub):
-    configure_env(monkeypatch, stub)
+stub, model_env = stub_fixtures(stub_handler)
 
 
 def _ask(repo, *args):

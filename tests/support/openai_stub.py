@@ -364,3 +364,20 @@ def configure_env(monkeypatch: Any, stub: OpenAIStub, model: str = "stub-model")
     monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy")
     monkeypatch.setenv("HTI_MODEL", model)
+
+
+def stub_fixtures(handler: Handler):
+    """(stub, model_env) pytest fixtures for a module: a stub server answering with `handler`, and
+    the environment pointing hti-git at it. In a test module: `stub, model_env = stub_fixtures(h)`."""
+    import pytest
+
+    @pytest.fixture
+    def stub():
+        with OpenAIStub(handler) as server:
+            yield server
+
+    @pytest.fixture
+    def model_env(monkeypatch, stub):
+        configure_env(monkeypatch, stub)
+
+    return stub, model_env

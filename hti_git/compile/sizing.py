@@ -49,14 +49,11 @@ def extraction_size(settings: Settings, text: str, prompt_overhead_tokens: int) 
     without the passage (instructions and schema).
     """
     chars_per_token = len(text) / max(1, estimate_tokens(text)) if text else 4.0
-    tokens = int(settings.max_output_tokens * PASSAGE_PER_OUTPUT)
-    if settings.chunk_size is not None:
-        tokens = int(settings.chunk_size / chars_per_token) + 1
+    chars = settings.chunk_size or int(settings.max_output_tokens * PASSAGE_PER_OUTPUT * chars_per_token)
     if settings.context_window is not None:
         room = settings.context_window - settings.max_output_tokens - prompt_overhead_tokens - PROMPT_MARGIN_TOKENS
-        tokens = min(tokens, room)
-    chars = max(MIN_CHUNK_CHARS, int(tokens * chars_per_token))
-    if settings.chunk_size is not None and settings.context_window is None:
-        chars = settings.chunk_size
+        chars = min(chars, int(room * chars_per_token))
+    if settings.chunk_size is None or settings.context_window is not None:
+        chars = max(MIN_CHUNK_CHARS, chars)  # a size hti-git chose (or had to shrink) has a floor
     overlap = min(settings.chunk_overlap, chars // 16)  # a boundary subject needs its sentence, not a page
     return ExtractionSize(chars, overlap, max_subjects(settings.max_output_tokens))

@@ -168,6 +168,29 @@ def existing_schema(snapshot, doc: str):
         return None
 
 
+def compile_identity(method: str, settings: Settings, repo_root: Path | None,
+                     standard: StandardOptions | None) -> tuple[dict[str, Any], StandardOptions | None]:
+    """The settings identity a compile records (and compares), and the standard options it runs with."""
+    if method != "standard":
+        return method_identity(method, settings), standard
+    from hti_git.compile.standard import StandardOptions, prompt_hashes
+
+    standard = StandardOptions(**vars(standard)) if standard is not None else StandardOptions()
+    given_sha = canonical_sha256(standard.schema.to_dict()) if standard.schema is not None else None
+    return method_identity(method, settings, prompt_hashes(repo_root, standard), given_sha), standard
+
+
+def same_settings(provenance: dict[str, Any] | None, identity: dict[str, Any]) -> bool:
+    """True when an index's provenance was compiled under these settings."""
+    return provenance is not None and {k: provenance.get(k) for k in identity} == identity
+
+
+def is_current(provenance: dict[str, Any] | None, identity: dict[str, Any], source: SourceText) -> bool:
+    """True when an index is exactly what compiling `source` under these settings would give."""
+    return (same_settings(provenance, identity) and provenance.get("format") == FORMAT_VERSION
+            and (provenance.get("source") or {}).get("sha256") == "sha256:" + source.sha256)
+
+
 def prepare_compile(
     repo: IndexRepo,
     path: str | Path,
@@ -194,14 +217,7 @@ def prepare_compile(
         source = load_source(path, settings.max_text_bytes)
     doc = name_slug(doc, 80) if doc else doc_slug(source.name)
     origin = source_origin(repo.root, path)
-    if method == "standard":
-        from hti_git.compile.standard import StandardOptions, prompt_hashes
-
-        standard = StandardOptions(**vars(standard)) if standard is not None else StandardOptions()
-        given_sha = canonical_sha256(standard.schema.to_dict()) if standard.schema is not None else None
-        identity = method_identity(method, settings, prompt_hashes(repo.root, standard), given_sha)
-    else:
-        identity = method_identity(method, settings)
+    identity, standard = compile_identity(method, settings, repo.root, standard)
 
     head = repo.snapshot("HEAD")
     # A compile replaces its folder wholesale, so a file or folder of the user's own that happens
@@ -210,10 +226,9 @@ def prepare_compile(
         raise UsageError(f"{doc} already exists in the repository and is not an hti-git index; "
                          "name the index folder with --doc NAME")
     existing = head.page(f"{doc}/{INDEX_FILE}").meta.get("provenance", {}) if head.exists(f"{doc}/{INDEX_FILE}") else None
-    same_identity = existing is not None and {k: existing.get(k) for k in identity} == identity
-    same_source = existing is not None and (existing.get("source") or {}).get("sha256") == "sha256:" + source.sha256
+    same_identity = same_settings(existing, identity)
     result = CompileResult(doc=doc, source=str(path), method=method, status="unchanged")
-    if same_identity and same_source and existing.get("format") == FORMAT_VERSION and not branch:
+    if is_current(existing, identity, source) and not branch:
         result.seconds = round(time.perf_counter() - started, 3)
         return PreparedCompile(result)
     if existing is not None and not replace:
@@ -224,10 +239,7 @@ def prepare_compile(
         # A recompile under other settings lands on a branch; if one already holds exactly this
         # compile (same settings, same source), there is nothing to do.
         for name in _recompile_branches(repo, doc, branch):
-            theirs = _provenance_at(repo, name, doc)
-            if (theirs is not None and {k: theirs.get(k) for k in identity} == identity
-                    and (theirs.get("source") or {}).get("sha256") == "sha256:" + source.sha256
-                    and theirs.get("format") == FORMAT_VERSION):
+            if is_current(_provenance_at(repo, name, doc), identity, source):
                 result.branch = name
                 result.seconds = round(time.perf_counter() - started, 3)
                 return PreparedCompile(result)

@@ -303,14 +303,18 @@ def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
     A document whose index is current (same source, same settings) costs nothing; one whose index
     exists under the same settings is estimated against its own schema and the response cache.
     """
-    from hti_git import FORMAT_VERSION
     from hti_git.compile.batch import expand_inputs
-    from hti_git.compile.pipeline import CACHE_FILE, existing_schema, method_identity
+    from hti_git.compile.pipeline import (
+        CACHE_FILE,
+        compile_identity,
+        existing_schema,
+        is_current,
+        same_settings,
+    )
     from hti_git.errors import HtiError
     from hti_git.index.layout import INDEX_FILE
     from hti_git.index.slug import doc_slug, name_slug
     from hti_git.sources import load_source
-    from hti_git.text import canonical_sha256
 
     doc_name = doc
     paths, failures = expand_inputs(inputs, include_all)
@@ -328,16 +332,12 @@ def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
         if method != "standard":
             rows.append({**row, "calls": 0, "cached_calls": 0, "input_tokens": 0})
             continue
-        given_sha = canonical_sha256(options.schema.to_dict()) if options.schema is not None else None
-        identity = method_identity(method, settings, prompt_hashes(repo.root, options), given_sha)
+        identity, _ = compile_identity(method, settings, repo.root, options)
         root = f"{doc}/{INDEX_FILE}"
         existing = head.page(root).meta.get("provenance", {}) if head.exists(root) else None
-        same_identity = existing is not None and {k: existing.get(k) for k in identity} == identity
-        schema = options.schema or (existing_schema(head, doc) if same_identity else None)
+        schema = options.schema or (existing_schema(head, doc) if same_settings(existing, identity) else None)
         estimate = estimate_standard(source, settings, repo.root, schema, repo.hti_dir / CACHE_FILE)
-        current = (same_identity and existing.get("format") == FORMAT_VERSION
-                   and (existing.get("source") or {}).get("sha256") == "sha256:" + source.sha256)
-        if current:
+        if is_current(existing, identity, source):
             estimate.update(calls=0, cached_calls=0, input_tokens=0, output_tokens=0, ratio=0.0, output_ratio=0.0,
                             stages={}, unchanged=True)
         rows.append({**row, **estimate})

@@ -80,9 +80,11 @@ class Schema:
         for key, c in self.keyed().items():
             if not c.fields:
                 continue
+            # every extraction call repeats this: a name its key already spells is left out
+            name = "" if c.slug == slugify(c.name, 40) else f" {c.name}."
             desc = f" {c.description}" if c.description else ""
             fields = "; ".join(f"{f.name}" + (f" ({f.description})" if f.description else "") for f in c.fields)
-            lines.append(f"- {key}: {c.name}.{desc} Fields: {fields}")
+            lines.append(f"- {key}:{name}{desc} Fields: {fields}")
         return "\n".join(x for x in lines if x)
 
 

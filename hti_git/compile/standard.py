@@ -22,9 +22,10 @@ from hti_git.compile.quotes import QuoteLocator
 from hti_git.compile.schema import CategorySpec, FieldSpec, Schema
 from hti_git.compile.sizing import ExtractionSize, extraction_size
 from hti_git.compile.summarize import (
+    CATEGORY_BATCH_TOKENS,
     fallback_subject_summary,
     subject_batches,
-    summarize_category,
+    summarize_categories,
     summarize_subjects,
     write_overview,
 )
@@ -148,15 +149,12 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
     if not merged.subjects:
         notes.append("extract: no subjects were found in the document")
 
-    # Subjects seen in several chunks get a summary of their merged values, a category's worth per
-    # call; the rest keep the one-line summary extraction wrote while reading them.
-    many: dict[str, list] = {}
-    for m in merged.subjects:
-        if m.multi_chunk:
-            many.setdefault(m.category, []).append(m.subject)
-    track("summarize subjects", 0, sum(len(v) for v in many.values()), force=True)
-    await asyncio.gather(*(summarize_subjects(client, templates["summarize"], subjects, key)
-                           for key, subjects in sorted(many.items())))
+    # Subjects seen in several chunks get a summary of their merged values, SUBJECTS_PER_CALL to a
+    # call in document order; the rest keep the one-line summary extraction wrote while reading them.
+    many = [m.subject for m in merged.subjects if m.multi_chunk]
+    track("summarize subjects", 0, len(many), force=True)
+    await asyncio.gather(*(summarize_subjects(client, templates["summarize"], batch, f"subjects {i + 1}")
+                           for i, batch in enumerate(subject_batches(many))))
     for m in merged.subjects:
         if not m.subject.summary:
             m.subject.summary = fallback_subject_summary(m.subject)
@@ -170,7 +168,7 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
     keyed = schema.keyed()
     descriptions = {id(merged.categories[k]): spec.description for k, spec in keyed.items() if k in merged.categories}
     track("summarize categories", force=True)
-    await asyncio.gather(*(summarize_category(client, templates["category"], c, descriptions) for c in record.categories))
+    await summarize_categories(client, templates["category"], record.categories, descriptions, settings.max_output_tokens)
     track("summarize root", force=True)
     record.title, record.overview = await write_overview(client, templates["overview"], source.text, schema,
                                                          record.categories, title)
@@ -205,6 +203,7 @@ GROUP_SUMMARY_TOKENS = 55  # a group's summary, written in its category's call
 ROOT_REPLY_TOKENS = 180
 GROUP_REPLY_TOKENS_PER_SUBJECT = 6
 CATEGORY_PROMPT_TOKENS = 150  # a category prompt without its entries
+CATEGORY_ENTRY_TOKENS = 25  # a section's header lines in a batched summary prompt
 ROOT_PROMPT_TOKENS = 350  # the root prompt without its category lines
 
 
@@ -254,11 +253,10 @@ def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | 
     # a short document fills only some of its categories: one per SUBJECTS_PER_CATEGORY subjects
     leaves = max(1, sum(1 for c in used.keyed().values() if c.fields))
     categories = max(1, min(leaves, -(-subjects // SUBJECTS_PER_CATEGORY)))
-    # subjects met in more than one chunk: a category's worth per call
+    # subjects met in more than one chunk: SUBJECTS_PER_CALL to a call
     again = int(subjects * MULTI_CHUNK_SHARE) if len(chunks) > 1 else 0
     if again:
-        per = again / min(categories, again)
-        calls = min(categories, again) * len(subject_batches([None] * max(1, round(per))))
+        calls = len(subject_batches([None] * again))
         add("summarize", calls * CATEGORY_PROMPT_TOKENS // 2 + again * SUBJECT_PROMPT_TOKENS,
             again * SUBJECT_LINE_TOKENS, calls=calls)
     # Categories fill unevenly (one usually holds most subjects): the i-th largest takes a share
@@ -274,8 +272,11 @@ def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | 
             group_count += groups
             add("layout", CATEGORY_PROMPT_TOKENS // 2 + int(held * 12),
                 int(held * GROUP_REPLY_TOKENS_PER_SUBJECT + groups * 15))
-    add("summarize", categories * CATEGORY_PROMPT_TOKENS + subjects * SUBJECT_LINE_TOKENS + group_count * 10,
-        categories * CATEGORY_REPLY_TOKENS + group_count * GROUP_SUMMARY_TOKENS, calls=categories)
+    # sections are summarised several to a call (their entries up to CATEGORY_BATCH_TOKENS a call)
+    entries_in = subjects * SUBJECT_LINE_TOKENS + categories * CATEGORY_ENTRY_TOKENS + group_count * 10
+    section_calls = max(1, -(-entries_in // CATEGORY_BATCH_TOKENS))
+    add("summarize", section_calls * CATEGORY_PROMPT_TOKENS + entries_in,
+        categories * CATEGORY_REPLY_TOKENS + group_count * GROUP_SUMMARY_TOKENS, calls=section_calls)
     add("summarize", ROOT_PROMPT_TOKENS + categories * CATEGORY_REPLY_TOKENS, ROOT_REPLY_TOKENS)
     document = estimate_tokens(source.text)
     total_in = sum(s["input_tokens"] for s in stages.values())

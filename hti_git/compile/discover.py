@@ -22,7 +22,7 @@ from hti_git.tokens import estimate_tokens
 
 # Discovery reads this share of the document's tokens, within [MIN, MAX] tokens.
 SAMPLE_SHARE = 0.10
-SAMPLE_MIN_TOKENS = 1_500
+SAMPLE_MIN_TOKENS = 1_200
 SAMPLE_MAX_TOKENS = 6_000
 OUTLINE_SHARE = 0.35  # of the sample, at most: the headings, top levels first
 OPENING_SHARE = 0.25  # of the sample: the opening names the parties and the title

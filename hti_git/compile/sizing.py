@@ -26,8 +26,8 @@ SUBJECT_REPLY_TOKENS = 150  # one subject with a one-line summary and two or thr
 REPLY_SHARE = 0.7  # of max_output_tokens that the subject cap may fill
 MIN_SUBJECTS = 4
 MIN_CHUNK_CHARS = 2_000  # a chunk is never sized (or split) below this
-PROMPT_MARGIN_TOKENS = 300
-OVERLAP_SHARE = 40  # a chunk re-reads 1/40 of its size from the previous one (512 characters at 20K)  # tokenizer differences between our estimate and the server's
+PROMPT_MARGIN_TOKENS = 300  # tokenizer differences between our estimate and the server's
+OVERLAP_SHARE = 64  # a chunk re-reads 1/64 of its size from the previous one (a few sentences: 320 characters at 20K)
 
 
 @dataclass(frozen=True)

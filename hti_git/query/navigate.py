@@ -51,6 +51,7 @@ NAVIGATE_SCHEMA = {
 LINK_SUMMARY_CHARS = 320  # a link's one-line summary, whole (subject summaries are at most 240)
 PAGE_CHARS = 3200  # a page's text in a navigation prompt; past it, whole values are left out, never cut
 MAX_SIBLINGS = 12
+LISTED_SUMMARY_CHARS = 180  # a link's summary when its entries are listed under it
 GRANDCHILD_CHARS = 1800  # titles of a listing's entries shown under its link, so the model can jump two levels
 MAX_KEPT = 8  # items kept from earlier pages and shown again
 
@@ -63,6 +64,7 @@ class Link:
     summary: str
     relation: str  # child | related
     note: str = ""
+    summary_chars: int = LINK_SUMMARY_CHARS
 
 
 @dataclass
@@ -170,7 +172,10 @@ class DocNavigation:
                     str(child.get("summary", "")), "child", note)
                 link = children[-1] if children and children[-1].path == page.resolve(child["link"]) else None
                 if link is not None and child.get("kind") == "category" and room > 0:
-                    room -= self._add_grandchildren(link, grandchildren, seen, room)
+                    used = self._add_grandchildren(link, grandchildren, seen, room)
+                    if used:  # its entries' titles are listed: the summary's first sentences suffice
+                        link.summary_chars = LISTED_SUMMARY_CHARS
+                    room -= used
         for page in view:
             for key, note in (("continued", "continuation of this page"), ("continues", "start of this subject")):
                 if page.meta.get(key):
@@ -245,7 +250,7 @@ class DocNavigation:
                 rows.append(f"  {link.id} {one_line(link.title, 100)}")
                 continue
             extra = f" [{link.note}]" if link.note else ""
-            summary = f" — {whole_sentences(link.summary, LINK_SUMMARY_CHARS)}" if link.summary else ""
+            summary = f" — {whole_sentences(link.summary, link.summary_chars)}" if link.summary else ""
             rows.append(f"{link.id}{extra} {one_line(link.title, 100)}{summary}")
         return fence("\n".join(rows))
 

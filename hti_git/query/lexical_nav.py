@@ -38,6 +38,7 @@ CLOSE = 0.4  # a runner-up passage scoring this share of the best is cited too
 DOC_CLOSE = 0.9  # documents whose coverage is this share of the best one each answer
 MAX_SPAN = 2000  # characters from a clause heading to the end of the cited passage
 MAX_CITATIONS = 6
+SOURCE_PASSAGES = 3  # flat BM25 over source.txt (the baseline, the fallback): passages returned
 MIN_MATCHED_TERMS = 2  # distinct question words the passages read must hold (all, when fewer)
 FOUND_RATIO = 0.2  # best passage score / ideal score (the chunks baseline's offline answer rule)
 ROUTE_CATALOG_DOCS = 12  # in a larger corpus, documents searched: the best by the catalogue's routing terms
@@ -261,7 +262,7 @@ def _merge_short(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def search_source(ctx: DocContext, q: list[str], k: int = MAX_CITATIONS) -> list[_Candidate]:
+def search_source(ctx: DocContext, q: list[str], k: int = SOURCE_PASSAGES) -> list[_Candidate]:
     """The `k` best BM25 passages of the whole source.txt (the fallback, and the RAG baseline)."""
     scored = sorted(((ctx.model.score(q, i), i) for i in range(len(ctx.passages))), key=lambda x: (-x[0], x[1]))[:k]
     return [
@@ -276,7 +277,7 @@ def _pick(found: list[_Candidate], best: _Candidate) -> list[_Candidate]:
     ranked = sorted(found, key=lambda c: (-c.score, c.page, c.start))
     out: list[_Candidate] = []
     for c in ranked:
-        if c.score < best.score * 0.6 or len(out) >= MAX_CITATIONS:
+        if c.score < best.score * 0.6 or len(out) >= SOURCE_PASSAGES:
             break
         if any(c.start < o.end and o.start < c.end for o in out):
             continue

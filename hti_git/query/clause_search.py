@@ -109,6 +109,10 @@ class ClauseIndex:
         used = [self.idf(t) for t in group if t in self.df]
         return min(used) if used else self.idf("")
 
+    def ideal(self, weights: list[float]) -> float:
+        """The score of an ideal short passage holding each question word once (no name bonus)."""
+        return sum(weights) * (K1 + 1) / (1 + K1 * (1 - B)) or 1.0
+
     def score(self, groups: list[set[str]], weights: list[float], u: Unit) -> float:
         norm = K1 * (1 - B + B * u.length / self.avgdl) if self.avgdl else K1
         total = 0.0

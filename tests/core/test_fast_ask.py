@@ -7,7 +7,14 @@ import pytest
 from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
 from hti_git.errors import UsageError
-from hti_git.query.lexical_nav import ask_fast
+from hti_git.query.lexical_nav import (
+    FOUND_COVERAGE,
+    FOUND_STRENGTH,
+    MAX_CITATIONS,
+    READ,
+    _supported,
+    ask_fast,
+)
 from hti_git.store import IndexRepo
 from hti_git.workspace import init_index
 
@@ -71,6 +78,21 @@ def test_absent_liability_cap_is_not_found(repo):
     answer = ask_fast(repo.snapshot(), "Is there a liability cap?")
     assert not answer.found and answer.citations == []
     assert answer.answer == "not found"
+
+
+def test_a_span_several_pages_hold_is_read_and_cited_once(repo):
+    answer = ask_fast(repo.snapshot(), "Who are the parties?")  # both party pages hold the preamble
+    reads = [s for s in answer.trace if s.action == "read"]
+    assert 1 <= len(reads) <= READ
+    spans = [(c.start, c.end) for c in answer.citations]
+    assert len(spans) == len(set(spans)) and len(spans) <= MAX_CITATIONS
+
+
+def test_score_and_coverage_are_weighed_together():
+    assert _supported(FOUND_STRENGTH, FOUND_COVERAGE)
+    assert _supported(2 * FOUND_STRENGTH, 0.0)  # one passage very like the question carries it alone
+    assert _supported(0.0, 2 * FOUND_COVERAGE)  # as does a clause holding most of the question's words
+    assert not _supported(0.9 * FOUND_STRENGTH, 0.9 * FOUND_COVERAGE)
 
 
 def test_answers_are_deterministic(repo):

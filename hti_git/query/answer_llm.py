@@ -37,7 +37,7 @@ ANSWER_SCHEMA = {
     "required": ["found", "answer", "citations"],
     "additionalProperties": False,
 }
-FALLBACK_TOKENS = 1500  # source.txt read on a miss: the best BM25 windows up to this many tokens
+FALLBACK_TOKENS = 1200  # source.txt read on a miss: the best BM25 windows up to this many tokens
 WINDOW_EDGE_CHARS = 300  # a fallback window grows at most this much at each edge to end on a sentence
 MAX_CITATIONS = 6
 

@@ -52,7 +52,7 @@ LINK_SUMMARY_CHARS = 320  # a link's one-line summary, whole (subject summaries 
 PAGE_CHARS = 3200  # a page's text in a navigation prompt; past it, whole values are left out, never cut
 MAX_SIBLINGS = 12
 LISTED_SUMMARY_CHARS = 180  # a link's summary when its entries are listed under it
-GRANDCHILD_CHARS = 1800  # titles of a listing's entries shown under its link, so the model can jump two levels
+GRANDCHILD_CHARS = 1500  # titles of a listing's entries shown under its link, so the model can jump two levels
 MAX_KEPT = 8  # items kept from earlier pages and shown again
 
 

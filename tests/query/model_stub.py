@@ -19,7 +19,7 @@ _DOC = re.compile(r"^(D\d+) [^:]+: (.*(?:\n  .*)*)", re.M)
 
 
 def _question(user: str) -> str:
-    m = re.match(r"Question: (.*)", user)
+    m = re.search(r"^Question: (.*)", user, re.M)
     return m.group(1) if m else ""
 
 

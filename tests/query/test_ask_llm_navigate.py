@@ -4,6 +4,7 @@ budgets, answer, not found, fallback, citations that must hold."""
 from __future__ import annotations
 
 from query_support import (
+    ANSWER_NOW,
     DOC,
     GOVERNING_LAW,
     NOT_FOUND,
@@ -242,3 +243,17 @@ def test_values_never_shown_get_the_answer_step_when_navigation_finds_nothing(re
     assert answer.found and answer.answer == "New York"
     assert "from the evidence only" in provider.calls[-1]["messages"][0]["content"]
     assert "laws of the State of New York" in provider.calls[-1]["messages"][-1]["content"]
+
+
+def test_the_question_comes_last_so_a_documents_root_prompt_is_one_cacheable_prefix(repo):
+    """Providers cache a prompt's stable prefix: the root step of any question on a document is
+    the same text up to the question."""
+    prompts = []
+    for question in (Q, "Who may terminate the agreement?"):
+        client, provider = client_for(ANSWER_NOW, default=NOT_FOUND)
+        ask_llm(repo.snapshot(), question, client, use_fallback=False)
+        prompts.append(provider.calls[0]["messages"])
+    assert prompts[0][0] == prompts[1][0]  # the same instructions
+    first, second = prompts[0][1]["content"], prompts[1][1]["content"]
+    assert first.rsplit("Question: ", 1)[0] == second.rsplit("Question: ", 1)[0]
+    assert first.endswith(f"Question: {Q}")

@@ -1,7 +1,9 @@
 """Model navigation of one document's index: the walk of paper §3.4 with a branching budget.
 
-Each step shows the model the question, the page(s) just opened (pages already read are never sent
-again; items the model kept from them are), and the links it can take, each with a one-line
+The first step shows the root with the subject pages a word search over the index ranks first
+(hti_git/query/clause_search.py), so a question whose clause the search finds is answered in one
+call. Each step shows the model the question, the page(s) just opened (pages already read are never
+sent again; items the model kept from them are), and the links it can take, each with a one-line
 summary: children (C1, C2, ...; a listing's own entries as C2.1, C2.2, ... so the model can jump two
 levels) and related pages (R1, ...: a continuation, a sibling subject, or a `related` entry a
 compile wrote). It replies answer / open / follow / up, keeps the ids of items that bear on the
@@ -20,6 +22,7 @@ from hti_git.index.page import Page
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template
 from hti_git.query.answer import Step
+from hti_git.query.clause_search import best_pages, clause_index
 from hti_git.query.evidence import Evidence, EvidenceBook, fence
 from hti_git.store import Snapshot
 from hti_git.text import one_line
@@ -54,6 +57,7 @@ MAX_SIBLINGS = 12
 LISTED_SUMMARY_CHARS = 180  # a link's summary when its entries are listed under it
 GRANDCHILD_CHARS = 1500  # titles of a listing's entries shown under its link, so the model can jump two levels
 MAX_KEPT = 8  # items kept from earlier pages and shown again
+SUGGESTED_PAGES = 2  # subject pages a word search ranks first, shown with the root on the first step
 
 
 @dataclass
@@ -131,12 +135,14 @@ class DocNavigation:
         self.reply: dict | None = None  # the reply that ended the walk with "answer"
         self._read: dict[str, Page] = {}
         self._peeked: dict[str, Page] = {}  # listings whose entries were shown under their link
+        self._how: dict[str, str] = {}  # how each page read was reached
 
     # -- reading -------------------------------------------------------------------------------
 
     def _read_page(self, path: str, how: str) -> Page:
         page = self.snapshot.page(path)
         self._read[path] = page
+        self._how[path] = how
         self.pages.append(path)
         self.budget.pages_read += 1
         self.book.add_page(page)  # every page read is evidence for the answer step, summaries included
@@ -236,7 +242,8 @@ class DocNavigation:
         for page in new:
             text, left = _page_text(page, self.book.for_page(page.path))
             self.left_out = self.left_out or left > 0
-            parts.append(f"Page {_local(page.path)} ({page.kind or 'page'}):\n" + fence(text))
+            found = " found by a word search" if self._how.get(page.path) == "suggest" else ""
+            parts.append(f"Page {_local(page.path)} ({page.kind or 'page'}{found}):\n" + fence(text))
         for page in revisited:
             parts.append(f"Back on {_local(page.path)} ({page.title}), already read: its content is not repeated.")
         return "\n\n".join(parts)
@@ -282,6 +289,17 @@ class DocNavigation:
         data = completion.json if isinstance(completion.json, dict) else {}
         return Decision(action, ids, reason, step_tokens(completion), completion.cached, _ids(data.get("keep")), data)
 
+    def _suggestions(self) -> list[str]:
+        """Up to SUGGESTED_PAGES subject pages that a word search over the index ranks first (within
+        the page budget): many questions are answered on the first step, without descending."""
+        room = min(SUGGESTED_PAGES, self.budget.pages_left - 1)
+        if room <= 0:
+            return []
+        try:
+            return best_pages(clause_index(self.snapshot, self.doc), self.question, room)
+        except (StoreError, PageFormatError):
+            return []
+
     def _ancestor_with_links(self, page: Page) -> str | None:
         """The nearest ancestor of `page` that still has an unread child (or is unread itself)."""
         path = self._parent(page)
@@ -300,6 +318,13 @@ class DocNavigation:
             return self.pages
         root = self._read_page(f"{self.doc}/{INDEX_FILE}", "read")
         view, new, revisited = [root], [root], []
+        for path in self._suggestions():  # the pages a word search ranks first, shown with the root
+            try:
+                page = self._read_page(path, "suggest")
+            except (StoreError, PageFormatError):
+                continue
+            view.append(page)
+            new.append(page)
         for _ in range(self.budget.max_pages + self.budget.max_level_ups + 2):
             links = self.links(view)
             up_target = self._ancestor_with_links(view[0])

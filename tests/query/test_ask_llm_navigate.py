@@ -3,6 +3,7 @@ budgets, answer, not found, fallback, citations that must hold."""
 
 from __future__ import annotations
 
+import pytest
 from query_support import (
     ANSWER_NOW,
     DOC,
@@ -17,9 +18,16 @@ from query_support import (
     open_,
 )
 
+import hti_git.query.navigate as navigate
 from hti_git.query.answer_llm import ask_llm
 
 Q = "Which state's law governs this agreement?"
+
+
+@pytest.fixture(autouse=True)
+def _walk_only(monkeypatch):
+    """These tests drive the walk itself: no word-search pages on the first step (tested below)."""
+    monkeypatch.setattr(navigate, "SUGGESTED_PAGES", 0)
 
 
 def _walk_to_governing_law():
@@ -257,3 +265,17 @@ def test_the_question_comes_last_so_a_documents_root_prompt_is_one_cacheable_pre
     first, second = prompts[0][1]["content"], prompts[1][1]["content"]
     assert first.rsplit("Question: ", 1)[0] == second.rsplit("Question: ", 1)[0]
     assert first.endswith(f"Question: {Q}")
+
+
+def test_the_first_step_shows_the_pages_a_word_search_ranks_first(repo, monkeypatch):
+    monkeypatch.setattr(navigate, "SUGGESTED_PAGES", 2)
+    client, provider = client_for(answer_citing("New York", "laws of the State of New York"))
+    snap = repo.snapshot()
+    answer = ask_llm(snap, Q, client)
+    assert answer.found and len(provider.calls) == 1 and answer.citations[0].page.endswith("governing-law.md")
+    first = provider.calls[0]["messages"][-1]["content"]
+    assert "Page index.md (root)" in first and "7-10-governing-law.md (subject found by a word search)" in first
+    suggested = [s.page for s in answer.trace if s.action == "suggest"]
+    assert GOVERNING_LAW in suggested and len(suggested) <= 2
+    # a suggested page is read: never offered again as a link
+    assert "7.10 Governing Law" not in first.split("Links:", 1)[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hti_git.config import Settings
 from hti_git.errors import UsageError
 from hti_git.llm.cache import CACHE_FILE
-from hti_git.query.answer import Answer
+from hti_git.query.types import Answer
 from hti_git.store import IndexRepo
 
 ASK_METHODS = ("auto", "fast", "llm")

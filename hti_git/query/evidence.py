@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from hti_git.index.layout import LineMap
 from hti_git.index.page import Page
 from hti_git.lexical import terms
-from hti_git.query.answer import Citation
+from hti_git.query.types import Citation
 from hti_git.sentences import sentence_spans
 
 # One-for-one character folds, so offsets in the folded text are offsets in the original.

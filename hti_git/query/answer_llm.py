@@ -18,8 +18,8 @@ from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.prompts import Template, load_template
 from hti_git.query.evidence import Evidence, EvidenceBook, check_citation, fence
-from hti_git.query.lexical_nav import DocContext
 from hti_git.query.navigate import Budget, DocNavigation, step_tokens
+from hti_git.query.offline import DocContext
 from hti_git.query.route import route
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sentences import widen_to_sentence

@@ -7,7 +7,7 @@ import pytest
 from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
 from hti_git.errors import UsageError
-from hti_git.query.lexical_nav import ask_fast
+from hti_git.query.offline import ask_fast
 from hti_git.store import IndexRepo
 from hti_git.workspace import init_index
 

@@ -18,7 +18,7 @@ from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.prompts import Template, load_template
 from hti_git.query.evidence import Evidence, EvidenceBook, check_citation, fence
-from hti_git.query.navigate import Budget, DocNavigation, step_tokens
+from hti_git.query.model_nav import Budget, DocNavigation, step_tokens
 from hti_git.query.offline import DocContext
 from hti_git.query.route import route
 from hti_git.query.types import Answer, Citation, Step

@@ -12,7 +12,7 @@ from hti_git.cli import main
 from hti_git.index.page import Page
 from hti_git.query.answer_llm import ask_llm
 from hti_git.query.evidence import EvidenceBook, check_citation
-from hti_git.query.navigate import PAGE_CHARS, _page_text
+from hti_git.query.model_nav import PAGE_CHARS, _page_text
 
 Q = "When was the consulting agreement made?"
 

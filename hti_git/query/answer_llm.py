@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from hti_git.index.layout import SOURCE_FILE, LineMap
+from hti_git.index.layout import SOURCE_FILE
+from hti_git.index.linemap import LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hti_git.index.layout import LineMap
+from hti_git.index.linemap import LineMap
 from hti_git.index.page import Page
 from hti_git.lexical import terms
 from hti_git.query.types import Citation

@@ -17,8 +17,8 @@ from hti_git.index.linemap import LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
-from hti_git.llm.prompts import Template, load_template
-from hti_git.query.evidence import Evidence, EvidenceBook, check_citation, fence
+from hti_git.llm.prompts import Template, fence, load_template
+from hti_git.query.evidence import Evidence, EvidenceBook, check_citation
 from hti_git.query.model_nav import Budget, DocNavigation, step_tokens
 from hti_git.query.offline import DocContext
 from hti_git.query.route import route

@@ -23,12 +23,6 @@ QUOTE_TERM_SHARE = 0.8  # a quote that is not verbatim must still have this shar
 SUMMARY_TERM_SHARE = 0.6  # a summary's paraphrase resolves to a sentence holding this share of its words
 
 
-def fence(text: str) -> str:
-    """Document text wrapped as data; a closing tag inside the text cannot end the fence."""
-    text = re.sub(r"<(?=/?\s*document\s*>)", "\u2039", text, flags=re.I)
-    return f"<document>\n{text}\n</document>"
-
-
 @dataclass
 class Evidence:
     """A citable item: a field value of a page (spans from the index) or a window of source.txt."""

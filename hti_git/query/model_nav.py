@@ -16,8 +16,8 @@ from hti_git.errors import PageFormatError, StoreError
 from hti_git.index.layout import INDEX_FILE
 from hti_git.index.page import Page
 from hti_git.llm.client import ModelClient
-from hti_git.llm.prompts import Template
-from hti_git.query.evidence import EvidenceBook, fence
+from hti_git.llm.prompts import Template, fence
+from hti_git.query.evidence import EvidenceBook
 from hti_git.query.types import Step
 from hti_git.store import Snapshot
 from hti_git.text import one_line

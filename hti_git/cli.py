@@ -197,7 +197,7 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
     elif schema_file or max_tokens:
         raise click.UsageError("--schema and --max-tokens apply to the standard method only")
     if estimate:
-        from hti_git.compile.standard import estimate_inputs
+        from hti_git.compile.preview import estimate_inputs
 
         rows = estimate_inputs(repo, list(inputs), settings, chosen, standard, doc=doc_name, include_all=include_all)
         if as_json:
@@ -756,8 +756,8 @@ def schema_discover(ctx: click.Context, docs: tuple[str, ...], output: str, mode
       hti-git schema discover a.pdf b.pdf --model gpt-5-mini -o -
     """
     from hti_git.compile.pipeline import CACHE_FILE
+    from hti_git.compile.preview import propose_schema
     from hti_git.compile.schema import dump_schema_yaml
-    from hti_git.compile.standard import propose_schema
     from hti_git.config import load_settings
     from hti_git.errors import NotARepositoryError, UsageError
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hti_git.compile.batch import expand_inputs
+from hti_git.compile.batch import CompilePlan, expand_inputs
 from hti_git.compile.discover import discover_schema
 from hti_git.compile.pipeline import CACHE_FILE, compile_identity, existing_schema, is_current, same_settings
 from hti_git.compile.standard import StandardOptions, estimate_standard
@@ -19,28 +19,27 @@ from hti_git.llm.client import build_client
 from hti_git.llm.prompts import load_template
 from hti_git.llm.provider import Provider
 from hti_git.sources import load_source
+from hti_git.store import IndexRepo
 
 
-def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
-                    options: StandardOptions | None = None, doc: str | None = None,
-                    include_all: bool = False) -> list[dict[str, Any]]:
+def estimate_inputs(repo: IndexRepo, plan: CompilePlan) -> list[dict[str, Any]]:
     """`compile --estimate`: per document, what a compile would spend now (zero calls made).
 
     A document whose index is current (same source, same settings) costs nothing; one whose index
     exists under the same settings is estimated against its own schema and the response cache.
     """
-    doc_name = doc
-    paths, failures = expand_inputs(inputs, include_all)
+    request, settings, method = plan.request, plan.settings, plan.method
+    paths, failures = expand_inputs(request.inputs, request.include_all)
     rows: list[dict[str, Any]] = [{"source": f["source"], "error": f["error"]} for f in failures]
     head = repo.snapshot("HEAD")
-    options = options or StandardOptions()
+    options = plan.standard or StandardOptions()
     for path in paths:
         try:
             source = load_source(path, settings.max_text_bytes)
         except HtiError as exc:
             rows.append({"source": str(path), "error": str(exc)})
             continue
-        doc = name_slug(doc_name, 80) if doc_name else doc_slug(source.name)  # as the compile names it
+        doc = name_slug(request.doc, 80) if request.doc else doc_slug(source.name)  # as the compile names it
         row: dict[str, Any] = {"doc": doc, "source": str(path), "method": method}
         if method != "standard":
             rows.append({**row, "calls": 0, "cached_calls": 0, "input_tokens": 0})

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from hti_git import __version__
-from hti_git.errors import ConfigError, HtiError, OptionError
+from hti_git.errors import HtiError, OptionError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -563,20 +563,10 @@ def check(ctx: click.Context, model: str | None, as_json: bool) -> None:
       OPENAI_BASE_URL=http://localhost:11434/v1 HTI_MODEL=llama3.1 hti-git check
     """
     from hti_git.llm.check import check_endpoint
-    from hti_git.workspace import open_index
+    from hti_git.workspace import model_setup
 
-    try:
-        repo, settings = open_index(ctx.obj["dir"])
-        root = None if repo.bare else repo.root
-        repo.close()
-    except HtiError:
-        from hti_git.config import load_settings
-
-        settings, root = load_settings(None), None
-    settings = settings.with_overrides(model=model)
-    if not settings.model_configured():
-        raise ConfigError(f"no usable model endpoint: {settings.model_missing()}")
-    report = check_endpoint(settings, root)
+    setup = model_setup(ctx.obj["dir"], model)
+    report = check_endpoint(setup.settings, setup.root)
     if as_json:
         _emit_json(report)
     else:
@@ -752,21 +742,12 @@ def schema_discover(ctx: click.Context, docs: tuple[str, ...], output: str, mode
       hti-git schema discover contracts/ -o schema.yaml
       hti-git schema discover a.pdf b.pdf --model gpt-5-mini -o -
     """
-    from hti_git.compile.pipeline import CACHE_FILE
     from hti_git.compile.preview import propose_schema
     from hti_git.compile.schema import dump_schema_yaml
-    from hti_git.config import load_settings
-    from hti_git.errors import NotARepositoryError, UsageError
+    from hti_git.workspace import model_setup
 
-    try:
-        repo, settings = _repo(ctx)
-        root, cache_path = repo.root, repo.hti_dir / CACHE_FILE
-    except NotARepositoryError:  # a schema can be proposed before any index exists
-        root, cache_path, settings = None, None, load_settings(None)
-    settings = settings.with_overrides(model=model)
-    if not settings.model_configured():
-        raise UsageError(f"schema discover needs a model endpoint: {settings.model_missing()}")
-    result = propose_schema(list(docs), settings, root, cache_path, no_cache=no_cache)
+    setup = model_setup(ctx.obj["dir"], model)  # a schema can be proposed before any index exists
+    result = propose_schema(list(docs), setup.settings, setup.root, setup.cache_path, no_cache=no_cache)
     data = dump_schema_yaml(result["schema"])
     if output == "-":
         click.echo(data.decode("utf-8"), nl=False)

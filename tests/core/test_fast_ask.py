@@ -7,7 +7,7 @@ import pytest
 from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
 from hti_git.errors import UsageError
-from hti_git.query.lexical_nav import (
+from hti_git.query.offline import (
     FOUND_COVERAGE,
     FOUND_STRENGTH,
     MAX_CITATIONS,

@@ -13,7 +13,7 @@ from hti_git.cli import main
 from hti_git.index.page import Page
 from hti_git.query.answer_llm import ask_llm
 from hti_git.query.evidence import EvidenceBook, check_citation
-from hti_git.query.navigate import PAGE_CHARS, _page_text
+from hti_git.query.model_nav import PAGE_CHARS, _page_text
 
 Q = "When was the consulting agreement made?"
 
@@ -37,7 +37,7 @@ def test_a_summary_quote_that_is_not_the_documents_words_supports_nothing(repo):
     book = EvidenceBook()
     [item] = book.add_page(Page(f"{DOC}/index.md", {"kind": "root", "title": "T", "summary": "A consulting deal."}))
     source = repo.snapshot().read_text(f"{DOC}/source.txt")
-    from hti_git.index.layout import LineMap
+    from hti_git.index.linemap import LineMap
 
     citation, why = check_citation(item, "The logo is painted bright purple on every invoice", source, LineMap(source))
     assert citation is None and "no sentence of the document states" in why
@@ -47,7 +47,7 @@ def test_a_summary_paraphrase_resolves_to_the_sentence_that_states_it(repo):
     book = EvidenceBook()
     [item] = book.add_page(Page(f"{DOC}/index.md", {"kind": "root", "title": "T", "summary": "S"}))
     source = repo.snapshot().read_text(f"{DOC}/source.txt")
-    from hti_git.index.layout import LineMap
+    from hti_git.index.linemap import LineMap
 
     citation, _ = check_citation(item, "Slinger Bag Inc., a Nevada company, engages Aitan Zacharin as consultant",
                                  source, LineMap(source))

@@ -18,7 +18,7 @@ from query_support import (
     open_,
 )
 
-import hti_git.query.navigate as navigate
+import hti_git.query.model_nav as navigate
 from hti_git.query.answer_llm import ask_llm
 
 Q = "Which state's law governs this agreement?"
@@ -242,7 +242,7 @@ def test_items_kept_on_an_earlier_page_are_shown_again_and_citable(repo):
 
 
 def test_values_never_shown_get_the_answer_step_when_navigation_finds_nothing(repo, monkeypatch):
-    import hti_git.query.navigate as navigate
+    import hti_git.query.model_nav as navigate
 
     monkeypatch.setattr(navigate, "PAGE_CHARS", 10)  # every page leaves values out
     client, provider = client_for(*_walk_to_governing_law(), NOT_FOUND,

@@ -20,10 +20,10 @@ from hti_git.errors import PageFormatError, StoreError
 from hti_git.index.layout import INDEX_FILE
 from hti_git.index.page import Page
 from hti_git.llm.client import ModelClient
-from hti_git.llm.prompts import Template
-from hti_git.query.answer import Step
+from hti_git.llm.prompts import Template, fence
 from hti_git.query.clause_search import best_pages, clause_index
-from hti_git.query.evidence import Evidence, EvidenceBook, fence
+from hti_git.query.evidence import Evidence, EvidenceBook
+from hti_git.query.types import Step
 from hti_git.store import Snapshot
 from hti_git.text import one_line
 

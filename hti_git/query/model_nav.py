@@ -135,14 +135,12 @@ class DocNavigation:
         self.reply: dict | None = None  # the reply that ended the walk with "answer"
         self._read: dict[str, Page] = {}
         self._peeked: dict[str, Page] = {}  # listings whose entries were shown under their link
-        self._how: dict[str, str] = {}  # how each page read was reached
 
     # -- reading -------------------------------------------------------------------------------
 
     def _read_page(self, path: str, how: str) -> Page:
         page = self.snapshot.page(path)
         self._read[path] = page
-        self._how[path] = how
         self.pages.append(path)
         self.budget.pages_read += 1
         self.book.add_page(page)  # every page read is evidence for the answer step, summaries included
@@ -240,13 +238,24 @@ class DocNavigation:
         if kept:
             parts.append("Kept from pages read before:\n" + fence("\n".join(_item_line(i) for i in kept)))
         for page in new:
-            text, left = _page_text(page, self.book.for_page(page.path))
-            self.left_out = self.left_out or left > 0
-            found = " found by a word search" if self._how.get(page.path) == "suggest" else ""
-            parts.append(f"Page {_local(page.path)} ({page.kind or 'page'}{found}):\n" + fence(text))
+            parts.append(self._render_page(page))
         for page in revisited:
             parts.append(f"Back on {_local(page.path)} ({page.title}), already read: its content is not repeated.")
         return "\n\n".join(parts)
+
+    def _render_page(self, page: Page) -> str:
+        text, left = _page_text(page, self.book.for_page(page.path))
+        self.left_out = self.left_out or left > 0
+        return f"Page {_local(page.path)} ({page.kind or 'page'}):\n" + fence(text)
+
+    def render_found(self, found: list[Page], links: list[Link]) -> str:
+        """The pages a word search ranked first and their own links, after the root's links, so the
+        prompt up to there is the same for every question on the document (a cacheable prefix)."""
+        if not found:
+            return ""
+        pages = "\n\n".join(self._render_page(page) for page in found)
+        tail = f"\n\nTheir links:\n{self.render_links(links)}" if links else ""
+        return f"\nPages a word search found (they share words with the question; they may not answer it):\n{pages}{tail}\n"
 
     def render_links(self, links: list[Link]) -> str:
         if not links:
@@ -276,11 +285,15 @@ class DocNavigation:
 
     # -- the walk ------------------------------------------------------------------------------
 
-    async def decide(self, new: list[Page], revisited: list[Page], links: list[Link], can_go_up: bool) -> Decision:
+    async def decide(self, new: list[Page], revisited: list[Page], links: list[Link], can_go_up: bool,
+                     found: list[Page] | None = None) -> Decision:
+        found = found or []
+        ahead = [lk for lk in links if lk.relation == "child"] if found else links
         messages = self.template.messages(
             question=self.question,
             pages=self.render_pages(new, revisited),
-            links=self.render_links(links),
+            links=self.render_links(ahead),
+            found=self.render_found(found, [lk for lk in links if lk not in ahead]),
             budget=self.render_budget(can_go_up),
         )
         where = (new or revisited)[0].path
@@ -318,13 +331,13 @@ class DocNavigation:
             return self.pages
         root = self._read_page(f"{self.doc}/{INDEX_FILE}", "read")
         view, new, revisited = [root], [root], []
+        found: list[Page] = []
         for path in self._suggestions():  # the pages a word search ranks first, shown with the root
             try:
-                page = self._read_page(path, "suggest")
+                found.append(self._read_page(path, "suggest"))
             except (StoreError, PageFormatError):
                 continue
-            view.append(page)
-            new.append(page)
+        view += found
         for _ in range(self.budget.max_pages + self.budget.max_level_ups + 2):
             links = self.links(view)
             up_target = self._ancestor_with_links(view[0])
@@ -332,7 +345,8 @@ class DocNavigation:
             if not links and not can_go_up:
                 self.trace.append(Step(view[0].path, "stop", note="nothing left to open here"))
                 break
-            decision = await self.decide(new, revisited, links, can_go_up)
+            decision = await self.decide(new, revisited, links, can_go_up, found)
+            found = []
             targets = [lk for lk in links if lk.id in set(decision.links)]
             note = decision.reason + (" (cached)" if decision.cached else "")
             if decision.action in ("open", "follow") and targets:

@@ -295,8 +295,8 @@ def _estimate_line(row: dict) -> str:
     if row.get("unchanged"):
         return f"estimate   {row['doc']}: unchanged, no model calls"
     return (f"estimate   {row['doc']}: {row['calls']} model calls{cached}, ~{row['input_tokens']:,} input tokens "
-            f"({row['ratio']:g}x the document's {row['document_tokens']:,}), ~{row['output_tokens']:,} output tokens "
-            f"({row['output_ratio']:g}x); {row['chunks']} chunk(s) of ~{row['chunk_chars']:,} characters")
+            f"({row['ratio']:.2f}x the document's {row['document_tokens']:,}), ~{row['output_tokens']:,} output tokens "
+            f"({row['output_ratio']:.2f}x); {row['chunks']} chunk(s) of ~{row['chunk_chars']:,} characters")
 
 
 @main.command(context_settings=CONTEXT)

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from hti_git.errors import PageFormatError, StoreError
 from hti_git.index.layout import INDEX_FILE
 from hti_git.index.page import Page
+from hti_git.lexical import terms
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template, fence
-from hti_git.query.clause_search import best_pages, clause_index
+from hti_git.query.clause_search import best_pages, clause_index, question_stems
 from hti_git.query.evidence import Evidence, EvidenceBook
 from hti_git.query.types import Step
 from hti_git.store import Snapshot
@@ -55,7 +56,7 @@ LINK_SUMMARY_CHARS = 320  # a link's one-line summary, whole (subject summaries 
 PAGE_CHARS = 3200  # a page's text in a navigation prompt; past it, whole values are left out, never cut
 MAX_SIBLINGS = 12
 LISTED_SUMMARY_CHARS = 180  # a link's summary when its entries are listed under it
-GRANDCHILD_CHARS = 1500  # titles of a listing's entries shown under its link, so the model can jump two levels
+GRANDCHILD_CHARS = 1200  # titles of a listing's entries shown under its link, so the model can jump two levels
 MAX_KEPT = 8  # items kept from earlier pages and shown again
 SUGGESTED_PAGES = 2  # subject pages a word search ranks first, shown with the root on the first step
 
@@ -243,9 +244,16 @@ class DocNavigation:
             parts.append(f"Back on {_local(page.path)} ({page.title}), already read: its content is not repeated.")
         return "\n\n".join(parts)
 
-    def _render_page(self, page: Page) -> str:
-        text, left = _page_text(page, self.book.for_page(page.path))
+    def _render_page(self, page: Page, words: set[str] | None = None) -> str:
+        items = self.book.for_page(page.path)
+        other = 0
+        if words is not None:  # a word search's page: its summary and the values holding the question's words
+            shown = [i for n, i in enumerate(items) if n == 0 or words & set(terms(i.text))]
+            other, items = len(items) - len(shown), shown
+        text, left = _page_text(page, items)
         self.left_out = self.left_out or left > 0
+        if other:
+            text += f"\n({other} other value(s) on this page share no word with the question)"
         return f"Page {_local(page.path)} ({page.kind or 'page'}):\n" + fence(text)
 
     def render_found(self, found: list[Page], links: list[Link]) -> str:
@@ -253,7 +261,9 @@ class DocNavigation:
         prompt up to there is the same for every question on the document (a cacheable prefix)."""
         if not found:
             return ""
-        pages = "\n\n".join(self._render_page(page) for page in found)
+        index = clause_index(self.snapshot, self.doc)
+        words = set().union(*index.expand(question_stems(self.question))) if found else set()
+        pages = "\n\n".join(self._render_page(page, words) for page in found)
         tail = f"\n\nTheir links:\n{self.render_links(links)}" if links else ""
         return f"\nPages a word search found (they share words with the question; they may not answer it):\n{pages}{tail}\n"
 

@@ -282,5 +282,12 @@ def test_the_first_step_shows_the_pages_a_word_search_ranks_first(repo, monkeypa
     assert first.index("Links:") < first.index("Pages a word search found") < first.index("7-10-governing-law.md")
     suggested = [s.page for s in answer.trace if s.action == "suggest"]
     assert GOVERNING_LAW in suggested and len(suggested) <= 2
+    # a word search's pages show their summary and only the values holding the question's words
+    from hti_git.lexical import terms
+    from hti_git.query.clause_search import clause_index, question_stems
+    words = set().union(*clause_index(snap, DOC).expand(question_stems(Q)))
+    found_block = first.split("Pages a word search found", 1)[1].split("Budget:", 1)[0]
+    values = [line for line in found_block.splitlines() if line.startswith("[E") and "] summary: " not in line]
+    assert values and all(words & set(terms(line)) for line in values)
     # a suggested page is read: never offered again as a link
     assert "7.10 Governing Law" not in first.split("Links:", 1)[1].split("Pages a word search found", 1)[0]

@@ -125,25 +125,6 @@ class ClauseIndex:
         return total
 
 
-def best_pages(index: ClauseIndex, question: str, k: int) -> list[str]:
-    """The `k` subject pages whose passages best match the question's words, best first (pages of
-    the index only; none when no passage shares a word with the question)."""
-    q = question_stems(question)
-    if not q or not index.units:
-        return []
-    groups = index.expand(q)
-    weights = [index.weight(g) for g in groups]
-    scored = sorted(((index.score(groups, weights, u), i) for i, u in enumerate(index.units)
-                     if u.category != "source"), key=lambda x: (-x[0], x[1]))
-    pages: list[str] = []
-    for sc, i in scored:
-        if sc <= 0 or len(pages) >= k:
-            break
-        if index.units[i].page not in pages:
-            pages.append(index.units[i].page)
-    return pages
-
-
 def coverage(groups: list[set[str]], weights: list[float], words: set[str]) -> float:
     """Share of the question's idf mass whose words are in `words`."""
     total = sum(weights)

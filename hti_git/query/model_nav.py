@@ -1,7 +1,7 @@
 """Model navigation of one document's index: the walk of paper §3.4 with a branching budget.
 
-The first step shows the root with the subject pages a word search over the index ranks first
-(hti_git/query/clause_search.py), so a question whose clause the search finds is answered in one
+The first step shows the root with the subject pages whose listing entries a word search ranks
+first (hti_git/query/summary_search.py), so a question whose clause the search finds is answered in one
 call. Each step shows the model the question, the page(s) just opened (pages already read are never
 sent again; items the model kept from them are), and the links it can take, each with a one-line
 summary: children (C1, C2, ...; a listing's own entries as C2.1, C2.2, ... so the model can jump two
@@ -22,8 +22,8 @@ from hti_git.index.page import Page
 from hti_git.lexical import terms
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template, fence
-from hti_git.query.clause_search import best_pages, clause_index, question_stems
 from hti_git.query.evidence import Evidence, EvidenceBook
+from hti_git.query.summary_search import best_pages
 from hti_git.query.types import Step
 from hti_git.store import Snapshot
 from hti_git.text import one_line
@@ -135,7 +135,8 @@ class DocNavigation:
         self.left_out = False  # some value of a page read was never shown (over PAGE_CHARS)
         self.reply: dict | None = None  # the reply that ended the walk with "answer"
         self._read: dict[str, Page] = {}
-        self._peeked: dict[str, Page] = {}  # listings whose entries were shown under their link
+        self._peeked: dict[str, Page] = {}  # listings read without being shown (entries, word search)
+        self._words: set[str] = set()  # the question's words as the listings spell them
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -156,9 +157,11 @@ class DocNavigation:
 
     # -- links ---------------------------------------------------------------------------------
 
-    def links(self, view: list[Page]) -> list[Link]:
-        """Children of the pages in view, then related pages, skipping pages already read."""
-        seen = set(self._read)
+    def links(self, view: list[Page], listed: set[str] = frozenset()) -> list[Link]:
+        """Children of the pages in view, then related pages, skipping pages already read (except
+        those in `listed`: the word search's pages stay listed under the root, so the root's links
+        read the same for every question)."""
+        seen = set(self._read) - set(listed)
         children: list[Link] = []
         related: list[Link] = []
 
@@ -261,8 +264,7 @@ class DocNavigation:
         prompt up to there is the same for every question on the document (a cacheable prefix)."""
         if not found:
             return ""
-        index = clause_index(self.snapshot, self.doc)
-        words = set().union(*index.expand(question_stems(self.question))) if found else set()
+        words = self._words
         pages = "\n\n".join(self._render_page(page, words) for page in found)
         tail = f"\n\nTheir links:\n{self.render_links(links)}" if links else ""
         return f"\nPages a word search found (they share words with the question; they may not answer it):\n{pages}{tail}\n"
@@ -318,10 +320,17 @@ class DocNavigation:
         room = min(SUGGESTED_PAGES, self.budget.pages_left - 1)
         if room <= 0:
             return []
-        try:
-            return best_pages(clause_index(self.snapshot, self.doc), self.question, room)
-        except (StoreError, PageFormatError):
-            return []
+        pages, self._words = best_pages(self._read[f"{self.doc}/{INDEX_FILE}"], self.question, room, self._listing)
+        return pages
+
+    def _listing(self, path: str) -> Page | None:
+        """A listing page for the word search (read once; a broken one is None)."""
+        if path not in self._peeked:
+            try:
+                self._peeked[path] = self.snapshot.page(path)
+            except (StoreError, PageFormatError):
+                return None
+        return self._peeked[path]
 
     def _ancestor_with_links(self, page: Page) -> str | None:
         """The nearest ancestor of `page` that still has an unread child (or is unread itself)."""
@@ -349,7 +358,7 @@ class DocNavigation:
                 continue
         view += found
         for _ in range(self.budget.max_pages + self.budget.max_level_ups + 2):
-            links = self.links(view)
+            links = self.links(view, {p.path for p in found})
             up_target = self._ancestor_with_links(view[0])
             can_go_up = up_target is not None and self.budget.level_ups_left > 0
             if not links and not can_go_up:
@@ -388,16 +397,19 @@ class DocNavigation:
             if len(targets) > self.budget.pages_left:
                 self.trace.append(Step(view[0].path, "skip", note=f"page budget: opening {self.budget.pages_left} of {len(targets)}"))
                 targets = targets[: self.budget.pages_left]
-            opened = []
+            opened, again = [], []
             for t in targets:
+                if t.path in self._read:  # a word search's page, shown already: not sent again
+                    again.append(self._read[t.path])
+                    continue
                 try:
                     opened.append(self._read_page(t.path, "descend" if t.relation == "child" else "jump"))
                 except (StoreError, PageFormatError) as exc:
                     self._read[t.path] = Page(t.path)  # never offered again
                     self.trace.append(Step(t.path, "skip", note=f"broken link: {exc}"))
-            if not opened:
+            if not opened and not again:
                 break
-            view, new, revisited = opened, opened, []
+            view, new, revisited = opened + again, opened, again
             if self.budget.pages_left <= 0:
                 self.trace.append(Step(opened[-1].path, "stop", note=f"page budget spent ({self.budget.max_pages} pages)"))
                 break

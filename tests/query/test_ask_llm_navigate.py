@@ -284,8 +284,8 @@ def test_the_first_step_shows_the_pages_a_word_search_ranks_first(repo, monkeypa
     assert GOVERNING_LAW in suggested and len(suggested) <= 2
     # a word search's pages show their summary and only the values holding the question's words
     from hti_git.lexical import terms
-    from hti_git.query.clause_search import clause_index, question_stems
-    words = set().union(*clause_index(snap, DOC).expand(question_stems(Q)))
+    from hti_git.query.summary_search import best_pages
+    _, words = best_pages(snap.page(f"{DOC}/index.md"), Q, 2, snap.page)
     found_block = first.split("Pages a word search found", 1)[1].split("Budget:", 1)[0]
     values = [line for line in found_block.splitlines() if line.startswith("[E") and "] summary: " not in line]
     assert values and all(words & set(terms(line)) for line in values)

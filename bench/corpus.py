@@ -19,6 +19,7 @@ ls < 1 s, ask across all < 2 s, ask --doc < 1 s, show DOC < 1 s, verify --since 
 
     python bench/corpus.py 500                  # builds in a temporary folder, removed afterwards
     python bench/corpus.py 500 --keep /tmp/c500 # keep (or reuse, when it exists) the repository
+    python bench/corpus.py 10000 --batch 500    # 20 compiles of 500 documents, one commit each (--one-commit)
 """
 
 from __future__ import annotations
@@ -106,6 +107,10 @@ def main() -> None:
     parser.add_argument("n", type=int, help="documents")
     parser.add_argument("--keep", type=Path, default=None, help="build (or reuse) the repository here")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="compile -j (default 2)")
+    parser.add_argument("--build-only", action="store_true", help="build (with --keep) and stop; time later")
+    parser.add_argument("--batch", type=int, default=0,
+                        help="compile in batches of this many documents, one commit each (--one-commit); "
+                             "default: one batch, one commit per document")
     args = parser.parse_args()
     cuad = require_cuad()
     bench_identity()
@@ -119,14 +124,24 @@ def main() -> None:
         if not (idx / ".git").exists():
             subprocess.run(hti("init", str(idx)), check=True, capture_output=True)
             started = time.perf_counter()
-            proc = subprocess.run(hti("-C", str(idx), "compile", str(docs_dir), "--method", "fast", "-j", str(args.jobs),
-                                      "--json"), capture_output=True)
+            compiled = 0
+            batch = args.batch or len(paths)
+            for first in range(0, len(paths), batch):
+                part = [str(p) for p in paths[first:first + batch]]
+                one = ["--one-commit"] if args.batch else []
+                proc = subprocess.run(hti("-C", str(idx), "compile", *part, "--method", "fast", "-j", str(args.jobs),
+                                          *one, "--json"), capture_output=True)
+                if proc.returncode != 0:
+                    sys.exit(f"compile failed: {proc.stderr.decode(errors='replace')[-600:]}")
+                compiled += sum(1 for r in json.loads(proc.stdout) if r.get("status") == "committed")
+                elapsed = time.perf_counter() - started
+                print(f"  {compiled:,} documents compiled, {elapsed:.0f} s", flush=True)
             compile_s = time.perf_counter() - started
-            if proc.returncode != 0:
-                sys.exit(f"compile failed: {proc.stderr.decode(errors='replace')[-600:]}")
-            results = json.loads(proc.stdout)
-            print(f"compiled {len(results)} documents in {compile_s:.0f} s "
-                  f"({compile_s / max(1, len(results)):.2f} s a document at -j {args.jobs})")
+            how = f"--one-commit batches of {args.batch}" if args.batch else "one commit each"
+            print(f"compiled {compiled} documents in {compile_s:.0f} s "
+                  f"({compile_s / max(1, compiled):.2f} s a document at -j {args.jobs}, {how})", flush=True)
+        if args.build_only:
+            return
         git_dir = idx / ".git"
         files = int(subprocess.run(["git", "-C", str(idx), "ls-tree", "-r", "HEAD", "--name-only"], capture_output=True,
                                    text=True, check=True).stdout.count("\n"))

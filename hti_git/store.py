@@ -15,9 +15,12 @@ import hashlib
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
+import tempfile
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from io import BytesIO
@@ -25,7 +28,6 @@ from pathlib import Path
 
 import git
 from git.objects.fun import tree_to_stream
-from gitdb import IStream
 
 from hti_git.errors import DirtyTreeError, LockedError, NotARepositoryError, StoreError
 from hti_git.index.page import Page, parse_page
@@ -276,11 +278,12 @@ class IndexRepo:
 
     # -- working tree state -----------------------------------------------------------------------
 
-    def dirty_paths(self, prefix: str) -> list[str]:
-        """Uncommitted (staged, unstaged or untracked) paths under `prefix` in the working tree."""
-        if self.bare:
+    def dirty_paths(self, *prefixes: str) -> list[str]:
+        """Uncommitted (staged, unstaged or untracked) paths under any of `prefixes` in the working tree."""
+        if self.bare or not prefixes:
             return []
-        entries = self.repo.git.status("--porcelain", "-z", "--untracked-files=all", "--", prefix).split("\0")
+        entries = self._git_output(["status", "--porcelain", "-z", "--untracked-files=all", "--",
+                                    *(":(literal)" + p for p in prefixes)]).split("\0")
         paths, i = [], 0
         while i < len(entries):
             entry = entries[i]
@@ -345,13 +348,15 @@ class IndexRepo:
         branch = branch or current
         if branch is None:
             raise StoreError("HEAD is detached; check out a branch or pass --branch")
-        for prefix in require_clean:
-            dirty = self.dirty_paths(prefix)
-            if dirty:
-                raise DirtyTreeError(
-                    f"{prefix} has uncommitted changes ({dirty[0]}{' ...' if len(dirty) > 1 else ''}); "
-                    "commit or discard them first"
-                )
+        if require_clean:  # one `git status` for all of them (a batch replaces hundreds of folders)
+            dirty_all = self.dirty_paths(*require_clean)
+            for prefix in require_clean:
+                dirty = [p for p in dirty_all if p == prefix or p.startswith(prefix.rstrip("/") + "/")]
+                if dirty:
+                    raise DirtyTreeError(
+                        f"{prefix} has uncommitted changes ({dirty[0]}{' ...' if len(dirty) > 1 else ''}); "
+                        "commit or discard them first"
+                    )
         old_sha = self.branch_sha(branch)
         created = old_sha is None
         if created and branch != current and self.has_commits():
@@ -362,7 +367,7 @@ class IndexRepo:
             base = self.repo.commit(old_sha) if old_sha else None
         base_tree = base.tree if base is not None else None
 
-        builder = _TreeBuilder(self.repo, base_tree)
+        builder = _TreeBuilder(self.repo, base_tree, self)
         for d in replace_dirs:
             builder.delete(d)
         for path in remove:
@@ -401,7 +406,7 @@ class IndexRepo:
             raise StoreError(f"branch {branch} moved while committing; nothing was changed ({exc.stderr.strip()})") from None
         _fault("after-ref-move")
         if sync:
-            self._sync_worktree(new_commit.hexsha, changed)
+            self._sync_worktree(new_commit.hexsha, changed, files)
             self._clear_journal()
         return CommitResult(new_commit.hexsha, branch, changed, created)
 
@@ -439,18 +444,32 @@ class IndexRepo:
         out = self.repo.git.diff_tree("-r", "-z", "--no-renames", "--name-status", old or _empty_tree(self.repo), new)
         return _name_status(out)
 
-    def _sync_worktree(self, commit_sha: str, paths: tuple[str, ...]) -> None:
-        """Make index and working tree match `commit_sha` for `paths` (all other paths untouched)."""
+    def _sync_worktree(self, commit_sha: str, paths: tuple[str, ...], written: dict[str, bytes] | None = None) -> None:
+        """Make index and working tree match `commit_sha` for `paths` (all other paths untouched).
+
+        `written`: the files the commit wrote (path -> bytes), when the caller has them: a changed
+        path among them is synced from those bytes, any other changed path was deleted, and no
+        object is read back from Git (a batch commit changes tens of thousands of paths).
+        """
         if not paths:
             return
-        commit = self.repo.commit(commit_sha)
+        commit = self.repo.commit(commit_sha) if written is None else None
         index_lines = []
         for path in paths:
             target = self.root / path
-            try:
-                blob = commit.tree / path
-            except KeyError:
+            if written is not None:
+                data = written.get(path)
+                if data is not None:
+                    index_lines.append(f"{BLOB_MODE:o} {blob_sha(data)}\t{path}")
+                    _write_file(target, data)
+                    _fault("mid-sync")
+                    continue
                 blob = None
+            else:
+                try:
+                    blob = commit.tree / path
+                except KeyError:
+                    blob = None
             if blob is None:
                 index_lines.append(f"0 {ZERO_SHA}\t{path}")
                 with contextlib.suppress(FileNotFoundError):
@@ -458,14 +477,22 @@ class IndexRepo:
                 _prune_empty_dirs(target.parent, self.root)
             else:
                 index_lines.append(f"{blob.mode:o} {blob.hexsha}\t{path}")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                tmp = target.with_name(f".{target.name}.hti-tmp")
-                tmp.write_bytes(blob.data_stream.read())
-                os.replace(tmp, target)
+                _write_file(target, blob.data_stream.read())
                 _fault("mid-sync")
         self._git_input(["update-index", "--index-info"], "\n".join(index_lines) + "\n")
         with contextlib.suppress(git.GitCommandError):
             self.repo.git.update_index("-q", "--refresh")
+
+    def _git_output(self, args: list[str], data: bytes | None = None) -> str:
+        """Run one git command in this repository (`data` on its standard input); its output."""
+        proc = subprocess.run(
+            [self.repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git", *args],
+            cwd=self.root, input=data, capture_output=True,
+            env={**os.environ, "GIT_DIR": str(self.git_dir)},
+        )
+        if proc.returncode != 0:
+            raise StoreError(f"git {args[0]} failed: {proc.stderr.decode(errors='replace').strip()}")
+        return proc.stdout.decode("utf-8", "surrogateescape")
 
     def _git_input(self, args: list[str], text: str) -> None:
         """Run one git command in this repository with `text` on its standard input."""
@@ -516,11 +543,19 @@ class IndexRepo:
 
 
 class _TreeBuilder:
-    """Edits a base tree in memory, expanding only the folders it touches, then writes new trees."""
+    """Edits a base tree in memory, expanding only the folders it touches, then writes new trees.
 
-    def __init__(self, repo: git.Repo, base: git.Tree | None):
+    Object ids are computed here (sha1 of header and bytes) and the new objects written at the end
+    in this process: loose, zlib-compressed as Git writes them, or, when there are many (a batch
+    commit writes tens of thousands), as one pack indexed by `git index-pack`. GitPython's own
+    store starts one `git hash-object` process per object.
+    """
+
+    def __init__(self, repo: git.Repo, base: git.Tree | None, owner: IndexRepo):
         self.repo = repo
+        self.owner = owner
         self.root = self._load(base)
+        self.pending: dict[bytes, tuple[bytes, bytes]] = {}  # binsha -> (type, data), written by write()
 
     def _load(self, tree: git.Tree | None) -> dict:
         entries: dict = {}
@@ -546,11 +581,15 @@ class _TreeBuilder:
             node = expanded
         return node
 
+    def _add(self, kind: bytes, data: bytes) -> bytes:
+        binsha = hashlib.sha1(b"%s %d\0" % (kind, len(data)) + data).digest()
+        self.pending.setdefault(binsha, (kind, data))
+        return binsha
+
     def put(self, path: str, data: bytes) -> None:
         parts = _split(path)
         folder = self._folder(parts[:-1], create=True)
-        istream = self.repo.odb.store(IStream(b"blob", len(data), BytesIO(data)))
-        folder[parts[-1]] = ("blob", BLOB_MODE, istream.binsha, None)
+        folder[parts[-1]] = ("blob", BLOB_MODE, self._add(b"blob", data), None)
 
     def delete(self, path: str) -> None:
         parts = _split(path.rstrip("/"))
@@ -559,7 +598,10 @@ class _TreeBuilder:
             folder.pop(parts[-1], None)
 
     def write(self) -> str:
-        return self._write(self.root).hex()
+        sha = self._write(self.root).hex()
+        _write_objects(self.repo, self.owner, self.pending)
+        self.pending = {}
+        return sha
 
     def _write(self, node: dict) -> bytes:
         entries = []
@@ -574,8 +616,71 @@ class _TreeBuilder:
         entries.sort(key=lambda e: e[2] + "/" if e[1] == TREE_MODE else e[2])
         buf = BytesIO()
         tree_to_stream(entries, buf.write)
-        data = buf.getvalue()
-        return self.repo.odb.store(IStream(b"tree", len(data), BytesIO(data))).binsha
+        return self._add(b"tree", buf.getvalue())
+
+
+PACK_MIN_OBJECTS = 512  # a commit writing this many new objects writes them as one pack
+_PACK_TYPES = {b"commit": 1, b"tree": 2, b"blob": 3}
+
+
+def _write_objects(repo: git.Repo, owner: IndexRepo, objects: dict[bytes, tuple[bytes, bytes]]) -> None:
+    """Write `objects` (binsha -> (type, data)) into the repository's object database.
+
+    Objects already stored loose are skipped (an unchanged file of a recompile). Many objects go
+    into one pack (undeltified; `git gc` deltifies later), handed to `git index-pack`, which checks
+    every object and writes the pack's index; few are written loose, as Git does.
+    """
+    objects_dir = Path(repo.common_dir) / "objects"  # a linked worktree's objects are the main repository's
+    todo = [(binsha, kind, data) for binsha, (kind, data) in objects.items()
+            if not (objects_dir / binsha.hex()[:2] / binsha.hex()[2:]).exists()]
+    if len(todo) >= PACK_MIN_OBJECTS:
+        owner._git_output(["index-pack", "--stdin"], _pack_bytes(todo))
+        return
+    for binsha, kind, data in todo:
+        _write_loose(objects_dir, binsha.hex(), kind, data)
+
+
+def _pack_bytes(objects: list[tuple[bytes, bytes, bytes]]) -> bytes:
+    """A version-2 pack file holding `objects` whole (no deltas)."""
+    out = [b"PACK" + struct.pack(">II", 2, len(objects))]
+    for _, kind, data in objects:
+        size = len(data)
+        byte = (_PACK_TYPES[kind] << 4) | (size & 0x0F)
+        size >>= 4
+        header = bytearray()
+        while size:
+            header.append(byte | 0x80)
+            byte = size & 0x7F
+            size >>= 7
+        header.append(byte)
+        out.append(bytes(header))
+        out.append(zlib.compress(data, 1))
+    body = b"".join(out)
+    return body + hashlib.sha1(body).digest()
+
+
+def _write_loose(objects_dir: Path, hexsha: str, kind: bytes, data: bytes) -> None:
+    """One loose object, written as Git writes it: zlib of '<type> <size>\\0<data>', read-only, by rename."""
+    folder = objects_dir / hexsha[:2]
+    target = folder / hexsha[2:]
+    folder.mkdir(exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(zlib.compress(b"%s %d\0" % (kind, len(data)) + data, 1))
+        os.chmod(tmp, 0o444)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_file(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.hti-tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
 
 
 def _name_status(out: str) -> list[tuple[str, str]]:

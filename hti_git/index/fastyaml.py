@@ -28,6 +28,11 @@ _INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 _FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+\Z")
 _PLAIN_START_BAD = set("&*!|>%@`#'\"[]{},?:-")  # indicators a plain scalar may not start with here
 _RESOLVER = VersionedResolver(version=(1, 2))
+# first characters the resolver has an implicit type for (int, float, bool, null, timestamp, merge,
+# value ...); ruamel looks its implicit resolvers up by a scalar's first character, so a plain
+# scalar starting with any other character is a string
+_RESOLVED_FIRST = frozenset(k for k in _RESOLVER.versioned_resolver if k)
+_TYPED_ANY_FIRST = None in _RESOLVER.versioned_resolver  # resolvers for every first character: no shortcut
 _OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029", "\ufeff")
 _FLOW_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*): ")
 _FLOW_PLAIN = re.compile(r"[^,\[\]{}]*")
@@ -43,6 +48,8 @@ def _plain(value: str) -> Any:
     if not value or value != value.strip() or value[0] in _PLAIN_START_BAD or " #" in value or ": " in value \
             or value.endswith(":") or "\t" in value:
         raise _Unsupported
+    if value[0] not in _RESOLVED_FIRST and not _TYPED_ANY_FIRST:
+        return value  # no implicit type starts with this character: a string
     tag = str(_RESOLVER.resolve(ScalarNode, value, (True, False)))
     kind = tag.rpartition(":")[2]
     if kind == "str":
@@ -75,6 +82,7 @@ def _single(text: str, pos: int) -> tuple[str, int]:
 
 
 _DQ_ESCAPES = set('"\\/bfnrtu')
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _double(text: str, pos: int) -> tuple[str, int]:
@@ -97,7 +105,7 @@ def _double(text: str, pos: int) -> tuple[str, int]:
         value = json.loads(f'"{body}"', strict=False)
     except ValueError:
         raise _Unsupported from None
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+    if _SURROGATE.search(value):
         raise _Unsupported  # lone surrogates: leave them to ruamel
     return value, j + 1
 
@@ -155,9 +163,14 @@ def _flow_value(text: str, i: int, depth: int) -> tuple[Any, int]:
     return _plain(raw), m.end()
 
 
+_INT_LIST = re.compile(r"\[(?:-?(?:0|[1-9][0-9]{0,17})(?:, -?(?:0|[1-9][0-9]{0,17}))*)?\]\Z")
+
+
 def _inline(text: str, depth: int) -> Any:
     """The value written after 'key: ' or '- ' on the same line (the whole rest of the line)."""
     ch = text[0]
+    if ch == "[" and _INT_LIST.match(text):  # a span or page list: [120, 180]
+        return [int(x) for x in text[1:-1].split(", ")] if len(text) > 2 else []
     if ch in "[{":
         value, end = _flow(text, 0, depth + 1)
     elif ch == "'":
@@ -297,6 +310,8 @@ _STR_TAG = "tag:yaml.org,2002:str"
 
 @lru_cache(maxsize=8192)
 def _reads_as_str(value: str) -> bool:
+    if value and value[0] not in _RESOLVED_FIRST and not _TYPED_ANY_FIRST:
+        return True
     return str(_RESOLVER.resolve(ScalarNode, value, (True, False))) == _STR_TAG
 
 

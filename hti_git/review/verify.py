@@ -16,6 +16,7 @@ import posixpath
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ruamel.yaml.error import YAMLError
@@ -189,6 +190,12 @@ def check_catalog(snapshot: Snapshot, docs: list[str], report: VerifyReport,
         report.catalog = "current"
 
 
+@lru_cache(maxsize=4096)
+def _resolve(folder: str, link: str) -> str:
+    """Page.resolve for a page in `folder`; the same few links recur on every page of a folder."""
+    return posixpath.normpath(posixpath.join(folder, link.split("#", 1)[0]))
+
+
 def _norm(text: str) -> str:
     return " ".join(text.split())
 
@@ -303,11 +310,12 @@ class _DocChecker:
                 targets.append((str(page.meta[key]), key))
         for match in _BODY_LINK.finditer(page.body):
             targets.append((match.group(1), "body"))
+        folder = posixpath.dirname(page.path)
         for link, where in targets:
             if "://" in link or link.startswith(("mailto:", "#")):
                 continue
             self.report.links += 1
-            target = page.resolve(link)
+            target = _resolve(folder, link)
             if target.startswith("../") or target.startswith("/") or not self._exists(target):
                 self.problem(page.path, "link", f"link {link!r} does not resolve", where)
                 continue

@@ -20,6 +20,7 @@ ls < 1 s, ask across all < 2 s, ask --doc < 1 s, show DOC < 1 s, verify --since 
     python bench/corpus.py 500                  # builds in a temporary folder, removed afterwards
     python bench/corpus.py 500 --keep /tmp/c500 # keep (or reuse, when it exists) the repository
     python bench/corpus.py 10000 --batch 500    # 20 compiles of 500 documents, one commit each (--one-commit)
+    python bench/corpus.py 10000 --batch 1000 --executor ray   # built in Ray workers (both cores)
 """
 
 from __future__ import annotations
@@ -108,6 +109,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, default=None, help="build (or reuse) the repository here")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="compile -j (default 2)")
     parser.add_argument("--build-only", action="store_true", help="build (with --keep) and stop; time later")
+    parser.add_argument("--executor", choices=["local", "ray"], default="local",
+                        help="compile --executor (ray: documents built in Ray workers, one per core)")
     parser.add_argument("--batch", type=int, default=0,
                         help="compile in batches of this many documents, one commit each (--one-commit); "
                              "default: one batch, one commit per document")
@@ -130,7 +133,7 @@ def main() -> None:
                 part = [str(p) for p in paths[first:first + batch]]
                 one = ["--one-commit"] if args.batch else []
                 proc = subprocess.run(hti("-C", str(idx), "compile", *part, "--method", "fast", "-j", str(args.jobs),
-                                          *one, "--json"), capture_output=True)
+                                          *one, "--executor", args.executor, "--json"), capture_output=True)
                 if proc.returncode != 0:
                     sys.exit(f"compile failed: {proc.stderr.decode(errors='replace')[-600:]}")
                 compiled += sum(1 for r in json.loads(proc.stdout) if r.get("status") == "committed")
@@ -138,6 +141,7 @@ def main() -> None:
                 print(f"  {compiled:,} documents compiled, {elapsed:.0f} s", flush=True)
             compile_s = time.perf_counter() - started
             how = f"--one-commit batches of {args.batch}" if args.batch else "one commit each"
+            how += ", built on a local Ray instance" if args.executor == "ray" else ""
             print(f"compiled {compiled} documents in {compile_s:.0f} s "
                   f"({compile_s / max(1, compiled):.2f} s a document at -j {args.jobs}, {how})", flush=True)
         if args.build_only:

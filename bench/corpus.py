@@ -124,8 +124,9 @@ def main() -> None:
     rows: list[tuple[str, float, float, str, float]] = []
     try:
         paths = build_corpus(args.n, docs_dir, cuad)
-        if not (idx / ".git").exists():
-            subprocess.run(hti("init", str(idx)), check=True, capture_output=True)
+        if not (idx / ".git").exists() or args.build_only:  # --build-only resumes a build that stopped
+            if not (idx / ".git").exists():
+                subprocess.run(hti("init", str(idx)), check=True, capture_output=True)
             started = time.perf_counter()
             compiled = 0
             batch = args.batch or len(paths)
@@ -136,7 +137,7 @@ def main() -> None:
                                           *one, "--executor", args.executor, "--json"), capture_output=True)
                 if proc.returncode != 0:
                     sys.exit(f"compile failed: {proc.stderr.decode(errors='replace')[-600:]}")
-                compiled += sum(1 for r in json.loads(proc.stdout) if r.get("status") == "committed")
+                compiled += sum(1 for r in json.loads(proc.stdout) if r.get("status") in ("committed", "unchanged"))
                 elapsed = time.perf_counter() - started
                 print(f"  {compiled:,} documents compiled, {elapsed:.0f} s", flush=True)
             compile_s = time.perf_counter() - started

@@ -24,6 +24,7 @@ from ruamel.yaml.resolver import VersionedResolver
 UNSUPPORTED = object()
 MAX_DEPTH = 64
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
+_BAD_LINE = re.compile(r"^ *(?:#|\t|---|\.\.\.)|\r", re.MULTILINE)
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 _FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+\Z")
 _PLAIN_START_BAD = set("&*!|>%@`#'\"[]{},?:-")  # indicators a plain scalar may not start with here
@@ -234,8 +235,11 @@ class _Reader:
                 break
             if ind > indent:
                 raise _Unsupported
-            key, sep, rest = content.partition(":")
-            if not sep or not _KEY.match(key) or not isinstance(_plain(key), str) or key in out:
+            m = _KEY_LINE.match(content)
+            if m is None:
+                raise _Unsupported
+            key, rest = m.group(1), m.group(2)
+            if key in out or (key not in _STR_KEYS and not _str_key(key)):
                 raise _Unsupported
             if rest.startswith(" "):
                 rest = rest[1:]
@@ -255,6 +259,20 @@ class _Reader:
         return out, i
 
 
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*):(.*)\Z", re.DOTALL)
+_STR_KEYS: set[str] = set()  # keys seen to read as strings (not true, null, 1e3 ...)
+
+
+def _str_key(key: str) -> bool:
+    try:
+        ok = isinstance(_plain(key), str)
+    except _Unsupported:
+        return False
+    if ok and len(_STR_KEYS) < 4096:
+        _STR_KEYS.add(key)
+    return ok
+
+
 def _is_key_line(text: str) -> bool:
     key, sep, rest = text.partition(":")
     return bool(sep) and bool(_KEY.match(key)) and (rest == "" or rest.startswith(" "))
@@ -264,14 +282,15 @@ def load(text: str) -> Any:
     """The front-matter `text` as Python values, or UNSUPPORTED when it is outside the subset."""
     if any(ch in text for ch in _OTHER_BREAKS):
         return UNSUPPORTED  # line breaks to YAML readers, not to str.split("\n")
+    if _BAD_LINE.search(text):
+        return UNSUPPORTED  # comments, tabs, document markers, carriage returns
     lines: list[tuple[int, str]] = []
     for line in text.split("\n"):
         if not line:
             continue
-        stripped = line.lstrip(" ")
-        if not stripped or stripped.startswith("#") or stripped.startswith("\t") or line != line.rstrip() \
-                or stripped.startswith(("---", "...")) or "\r" in line:
+        if line[-1].isspace():  # trailing whitespace (what str.rstrip removes), or a blank line of spaces
             return UNSUPPORTED
+        stripped = line.lstrip(" ")
         lines.append((len(line) - len(stripped), stripped))
     if not lines:
         return UNSUPPORTED

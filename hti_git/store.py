@@ -756,10 +756,33 @@ def _write_objects(repo: git.Repo, owner: IndexRepo, objects: dict[bytes, tuple[
     todo = [(binsha, kind, data) for binsha, (kind, data) in objects.items()
             if not (objects_dir / binsha.hex()[:2] / binsha.hex()[2:]).exists()]
     if len(todo) >= PACK_MIN_OBJECTS:
-        owner._git_output(["index-pack", "--stdin"], _pack_bytes(todo))
+        whole = owner._git_output(["index-pack", "--stdin"], _pack_bytes(todo)).split()[-1]
+        _deltify(owner, objects_dir / "pack", whole, [binsha.hex() for binsha, _, _ in todo])
         return
     for binsha, kind, data in todo:
         _write_loose(objects_dir, binsha.hex(), kind, data)
+
+
+def _deltify(owner: IndexRepo, pack_dir: Path, whole: str, ids: list[str]) -> None:
+    """Replace the undeltified pack `whole` by one `git pack-objects` writes with deltas between its
+    objects (pages of one layout differ in a few lines; Git's own gc keeps whole objects whole).
+    The objects are in some pack at every moment: the new pack is in place before the old goes."""
+    if not (pack_dir / f"pack-{whole}.idx").exists():
+        return
+    prefix = pack_dir / ".hti-delta"
+    name = owner._git_output(["pack-objects", "-q", "--no-reuse-object", str(prefix)],
+                             ("\n".join(ids) + "\n").encode("ascii")).strip()
+    if not name or name == whole:
+        for ext in ("pack", "idx", "rev"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{prefix}-{name}.{ext}")
+        return
+    for ext in ("pack", "rev", "idx"):  # the index last: Git only looks at packs that have one
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(f"{prefix}-{name}.{ext}", pack_dir / f"pack-{name}.{ext}")
+    for ext in ("idx", "rev", "pack"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(pack_dir / f"pack-{whole}.{ext}")
 
 
 def _pack_bytes(objects: list[tuple[bytes, bytes, bytes]]) -> bytes:

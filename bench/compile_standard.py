@@ -38,6 +38,7 @@ from standard_stub import stub_handler  # noqa: E402
 from hti_git.compile.batch import compile_many  # noqa: E402
 from hti_git.compile.standard import estimate_standard  # noqa: E402
 from hti_git.config import load_settings  # noqa: E402
+from hti_git.index.slug import doc_slug  # noqa: E402
 from hti_git.sources import load_source  # noqa: E402
 from hti_git.store import IndexRepo  # noqa: E402
 from hti_git.tokens import estimate_tokens  # noqa: E402
@@ -48,7 +49,7 @@ LATENCY = 0.05
 SHARED = Path(os.environ.get("HTI_SHARED", ROOT.parent / "shared"))
 CONTRACTS = SHARED / "data" / "cuad" / "contracts"
 KINDS = {"You design the index": "discover", "You fill in a document's index": "extract",
-         "You write the one-line summaries": "summarize subject", "You summarize a section": "summarize category",
+         "You write the one-line summaries": "summarize subject", "You summarize sections": "summarize category",
          "You write the root page": "summarize root", "A section of a document index has too many": "group"}
 
 
@@ -92,7 +93,9 @@ def main() -> None:
             print(f"{'document':<32} {'doc tok':>7} {'chunks':>6} {'calls est/real':>15} {'input est/real':>17} "
                   f"{'in x':>5} {'output est/real':>16} {'out x':>5}")
             total = Counter()
-            for path, r, est in zip(docs, batch.results, estimates):
+            by_doc = {r.doc: r for r in batch.results}  # results come in the order documents finish
+            for path, est in zip(docs, estimates):
+                r = by_doc[doc_slug(load_source(path).name)]
                 doc_tokens = estimate_tokens(load_source(path).text)
                 chunks = r.usage and _chunks(repo, r.doc)
                 u = r.usage

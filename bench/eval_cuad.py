@@ -6,6 +6,11 @@ recall and tokens per question. Offline, accuracy is the deterministic match onl
 full-document baseline cannot answer (accuracy n/a; its tokens are what its prompt would cost) and
 tokens marked ~ are estimates of the text each system read.
 
+Then issue 16's figures per answering system: the yes/no evidence hit (yes/no questions with located
+gold evidence whose citations overlap it; "not found" is a miss), "found" on questions whose clause is
+absent (no gold evidence) and on those whose clause is present (recall), for all six contracts and
+for the three `fast`'s calibration was tuned on and the three held out.
+
     python bench/eval_cuad.py [OUT_DIR]     # HTI_SHARED=/path/to/shared to point elsewhere
 """
 
@@ -26,6 +31,22 @@ from hti_git.eval.questions import load_questions
 from hti_git.eval.report import render_table, write_outputs
 from hti_git.store import IndexRepo
 from hti_git.workspace import init_index
+
+TUNED = ("alcostores", "europeanmicro", "microgenics")  # the contracts fast's constants were tuned on
+
+
+def issue16_figures(rows: list[dict], absent_ids: set[str]) -> str:
+    """Yes/no evidence hit, found on absent clauses, present-clause recall and tokens per question."""
+    yes_no = [r for r in rows if r["question_kind"] == "yes-no" and r["evidence"] and r["evidence"]["gold"]]
+    hit = sum(r["evidence"]["covered"] > 0 for r in yes_no)
+    absent = [r for r in rows if r["id"] in absent_ids]
+    present = [r for r in rows if r["id"] not in absent_ids]
+    correct = sum(r["correct"] is True for r in rows)
+    return (f"accuracy {correct / len(rows):.1%}, yes/no evidence hit {hit}/{len(yes_no)} = "
+            f"{hit / max(len(yes_no), 1):.2f}, found on absent {sum(r['found'] for r in absent)}/{len(absent)} = "
+            f"{sum(r['found'] for r in absent) / max(len(absent), 1):.1%}, present recall "
+            f"{sum(r['found'] for r in present)}/{len(present)} = {sum(r['found'] for r in present) / max(len(present), 1):.1%}"
+            f", ~{sum(r['tokens'] for r in rows) / len(rows):,.0f} tokens/q")
 
 
 def main() -> int:
@@ -58,6 +79,16 @@ def main() -> int:
             else:
                 print(f"{s['system']}: not answered offline; ~{s['tokens_per_question']:,.0f} prompt tokens per "
                       f"question (no model to answer)")
+        absent_ids = {q.id for q in questions if not q.evidence}
+        print("\nissue 16 figures (tuned on: " + ", ".join(TUNED) + ")")
+        for s in run.systems:
+            if not s["answered"]:
+                continue
+            rows = [r for r in run.results if r["system"] == s["system"]]
+            tuned = [r for r in rows if r["doc"].startswith(TUNED)]
+            held = [r for r in rows if not r["doc"].startswith(TUNED)]
+            for label, subset in (("all 6", rows), ("tuned 3", tuned), ("held-out 3", held)):
+                print(f"{s['system']:<11} {label:<11} {issue16_figures(subset, absent_ids)}")
         if len(sys.argv) > 1:
             print(f"\nwrote {written['report']}, {written['results']}, {written['plot']}")
     return 0

@@ -15,14 +15,13 @@ from hti_git.compile.schema import Schema, schema_from_data
 from hti_git.compile.structure import find_headings
 from hti_git.errors import ModelError
 from hti_git.llm.client import ModelClient
-from hti_git.llm.prompts import Template
-from hti_git.query.evidence import fence
+from hti_git.llm.prompts import Template, fence
 from hti_git.sources.types import SourceText
 from hti_git.tokens import estimate_tokens
 
 # Discovery reads this share of the document's tokens, within [MIN, MAX] tokens.
-SAMPLE_SHARE = 0.15
-SAMPLE_MIN_TOKENS = 1_500
+SAMPLE_SHARE = 0.10
+SAMPLE_MIN_TOKENS = 1_200
 SAMPLE_MAX_TOKENS = 6_000
 OUTLINE_SHARE = 0.35  # of the sample, at most: the headings, top levels first
 OPENING_SHARE = 0.25  # of the sample: the opening names the parties and the title

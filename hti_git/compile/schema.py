@@ -77,12 +77,20 @@ class Schema:
     def prompt_text(self) -> str:
         """The schema as the extraction prompt shows it: one line per category that holds subjects."""
         lines = [f"Overview: {self.overview}" if self.overview else "", "Categories (key: description):"]
+        described: set[tuple[str, str]] = set()
         for key, c in self.keyed().items():
             if not c.fields:
                 continue
+            # every extraction call repeats this, so nothing is said twice: a name its key already
+            # spells is left out, and a field described above (same name, same words) is named only
+            name = "" if c.slug == slugify(c.name, 40) else f" {c.name}."
             desc = f" {c.description}" if c.description else ""
-            fields = "; ".join(f"{f.name}" + (f" ({f.description})" if f.description else "") for f in c.fields)
-            lines.append(f"- {key}: {c.name}.{desc} Fields: {fields}")
+            fields = []
+            for f in c.fields:
+                said = (f.name, f.description) in described or not f.description
+                fields.append(f.name if said else f"{f.name} ({f.description})")
+                described.add((f.name, f.description))
+            lines.append(f"- {key}:{name}{desc} Fields: {'; '.join(fields)}")
         return "\n".join(x for x in lines if x)
 
 

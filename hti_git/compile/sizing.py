@@ -27,6 +27,7 @@ REPLY_SHARE = 0.7  # of max_output_tokens that the subject cap may fill
 MIN_SUBJECTS = 4
 MIN_CHUNK_CHARS = 2_000  # a chunk is never sized (or split) below this
 PROMPT_MARGIN_TOKENS = 300  # tokenizer differences between our estimate and the server's
+OVERLAP_SHARE = 64  # a chunk re-reads 1/64 of its size from the previous one (a few sentences: 320 characters at 20K)
 
 
 @dataclass(frozen=True)
@@ -55,5 +56,7 @@ def extraction_size(settings: Settings, text: str, prompt_overhead_tokens: int) 
         chars = min(chars, int(room * chars_per_token))
     if settings.chunk_size is None or settings.context_window is not None:
         chars = max(MIN_CHUNK_CHARS, chars)  # a size hti-git chose (or had to shrink) has a floor
-    overlap = min(settings.chunk_overlap, chars // 16)  # a boundary subject needs its sentence, not a page
+    # Chunks end at the strongest break near their end (a blank line where there is one), so a
+    # boundary subject needs its sentence back, not a page: each overlap is paid in every later call.
+    overlap = min(settings.chunk_overlap, chars // OVERLAP_SHARE)
     return ExtractionSize(chars, overlap, max_subjects(settings.max_output_tokens))

@@ -22,9 +22,10 @@ from hti_git.compile.quotes import QuoteLocator
 from hti_git.compile.schema import CategorySpec, FieldSpec, Schema
 from hti_git.compile.sizing import ExtractionSize, extraction_size
 from hti_git.compile.summarize import (
+    CATEGORY_BATCH_TOKENS,
     fallback_subject_summary,
     subject_batches,
-    summarize_category,
+    summarize_categories,
     summarize_subjects,
     write_overview,
 )
@@ -152,15 +153,12 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
     if not merged.subjects:
         notes.append("extract: no subjects were found in the document")
 
-    # Subjects seen in several chunks get a summary of their merged values, a category's worth per
-    # call; the rest keep the one-line summary extraction wrote while reading them.
-    many: dict[str, list] = {}
-    for m in merged.subjects:
-        if m.multi_chunk:
-            many.setdefault(m.category, []).append(m.subject)
-    track("summarize subjects", 0, sum(len(v) for v in many.values()), force=True)
-    await asyncio.gather(*(summarize_subjects(client, templates["summarize"], subjects, key)
-                           for key, subjects in sorted(many.items())))
+    # Subjects seen in several chunks get a summary of their merged values, SUBJECTS_PER_CALL to a
+    # call in document order; the rest keep the one-line summary extraction wrote while reading them.
+    many = [m.subject for m in merged.subjects if m.multi_chunk]
+    track("summarize subjects", 0, len(many), force=True)
+    await asyncio.gather(*(summarize_subjects(client, templates["summarize"], batch, f"subjects {i + 1}")
+                           for i, batch in enumerate(subject_batches(many))))
     for m in merged.subjects:
         if not m.subject.summary:
             m.subject.summary = fallback_subject_summary(m.subject)
@@ -174,7 +172,7 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
     keyed = schema.keyed()
     descriptions = {id(merged.categories[k]): spec.description for k, spec in keyed.items() if k in merged.categories}
     track("summarize categories", force=True)
-    await asyncio.gather(*(summarize_category(client, templates["category"], c, descriptions) for c in record.categories))
+    await summarize_categories(client, templates["category"], record.categories, descriptions, settings.max_output_tokens)
     track("summarize root", force=True)
     record.title, record.overview = await write_overview(client, templates["overview"], source.text, schema,
                                                          record.categories, title)
@@ -209,6 +207,7 @@ GROUP_SUMMARY_TOKENS = 55  # a group's summary, written in its category's call
 ROOT_REPLY_TOKENS = 180
 GROUP_REPLY_TOKENS_PER_SUBJECT = 6
 CATEGORY_PROMPT_TOKENS = 150  # a category prompt without its entries
+CATEGORY_ENTRY_TOKENS = 25  # a section's header lines in a batched summary prompt
 ROOT_PROMPT_TOKENS = 350  # the root prompt without its category lines
 
 
@@ -258,11 +257,10 @@ def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | 
     # a short document fills only some of its categories: one per SUBJECTS_PER_CATEGORY subjects
     leaves = max(1, sum(1 for c in used.keyed().values() if c.fields))
     categories = max(1, min(leaves, -(-subjects // SUBJECTS_PER_CATEGORY)))
-    # subjects met in more than one chunk: a category's worth per call
+    # subjects met in more than one chunk: SUBJECTS_PER_CALL to a call
     again = int(subjects * MULTI_CHUNK_SHARE) if len(chunks) > 1 else 0
     if again:
-        per = again / min(categories, again)
-        calls = min(categories, again) * len(subject_batches([None] * max(1, round(per))))
+        calls = len(subject_batches([None] * again))
         add("summarize", calls * CATEGORY_PROMPT_TOKENS // 2 + again * SUBJECT_PROMPT_TOKENS,
             again * SUBJECT_LINE_TOKENS, calls=calls)
     # Categories fill unevenly (one usually holds most subjects): the i-th largest takes a share
@@ -278,8 +276,11 @@ def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | 
             group_count += groups
             add("layout", CATEGORY_PROMPT_TOKENS // 2 + int(held * 12),
                 int(held * GROUP_REPLY_TOKENS_PER_SUBJECT + groups * 15))
-    add("summarize", categories * CATEGORY_PROMPT_TOKENS + subjects * SUBJECT_LINE_TOKENS + group_count * 10,
-        categories * CATEGORY_REPLY_TOKENS + group_count * GROUP_SUMMARY_TOKENS, calls=categories)
+    # sections are summarised several to a call (their entries up to CATEGORY_BATCH_TOKENS a call)
+    entries_in = subjects * SUBJECT_LINE_TOKENS + categories * CATEGORY_ENTRY_TOKENS + group_count * 10
+    section_calls = max(1, -(-entries_in // CATEGORY_BATCH_TOKENS))
+    add("summarize", section_calls * CATEGORY_PROMPT_TOKENS + entries_in,
+        categories * CATEGORY_REPLY_TOKENS + group_count * GROUP_SUMMARY_TOKENS, calls=section_calls)
     add("summarize", ROOT_PROMPT_TOKENS + categories * CATEGORY_REPLY_TOKENS, ROOT_REPLY_TOKENS)
     document = estimate_tokens(source.text)
     total_in = sum(s["input_tokens"] for s in stages.values())
@@ -297,79 +298,3 @@ def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | 
         "output_ratio": round(total_out / max(1, document), 2),
         "stages": stages,
     }
-
-
-def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
-                    options: StandardOptions | None = None, doc: str | None = None,
-                    include_all: bool = False) -> list[dict[str, Any]]:
-    """`compile --estimate`: per document, what a compile would spend now (zero calls made).
-
-    A document whose index is current (same source, same settings) costs nothing; one whose index
-    exists under the same settings is estimated against its own schema and the response cache.
-    """
-    from hti_git.compile.batch import expand_inputs
-    from hti_git.compile.pipeline import (
-        CACHE_FILE,
-        compile_identity,
-        existing_schema,
-        is_current,
-        same_settings,
-    )
-    from hti_git.errors import HtiError
-    from hti_git.index.layout import INDEX_FILE
-    from hti_git.index.slug import doc_slug, name_slug
-    from hti_git.sources import load_source
-
-    doc_name = doc
-    paths, failures = expand_inputs(inputs, include_all)
-    rows: list[dict[str, Any]] = [{"source": f["source"], "error": f["error"]} for f in failures]
-    head = repo.snapshot("HEAD")
-    options = options or StandardOptions()
-    for path in paths:
-        try:
-            source = load_source(path, settings.max_text_bytes)
-        except HtiError as exc:
-            rows.append({"source": str(path), "error": str(exc)})
-            continue
-        doc = name_slug(doc_name, 80) if doc_name else doc_slug(source.name)  # as the compile names it
-        row: dict[str, Any] = {"doc": doc, "source": str(path), "method": method}
-        if method != "standard":
-            rows.append({**row, "calls": 0, "cached_calls": 0, "input_tokens": 0})
-            continue
-        identity, _ = compile_identity(method, settings, repo.root, options)
-        root = f"{doc}/{INDEX_FILE}"
-        existing = head.page(root).meta.get("provenance", {}) if head.exists(root) else None
-        schema = options.schema or (existing_schema(head, doc) if same_settings(existing, identity) else None)
-        estimate = estimate_standard(source, settings, repo.root, schema, repo.hti_dir / CACHE_FILE)
-        if is_current(existing, identity, source):
-            estimate.update(calls=0, cached_calls=0, input_tokens=0, output_tokens=0, ratio=0.0, output_ratio=0.0,
-                            stages={}, unchanged=True)
-        rows.append({**row, **estimate})
-    return rows
-
-
-def propose_schema(inputs: list[str], settings: Settings, repo_root: Path | None, cache_path: Path | None, *,
-                   no_cache: bool = False, provider: Provider | None = None) -> dict[str, Any]:
-    """`schema discover`: one schema for a corpus, from a sample across its documents (one call).
-
-    Returns {"schema": Schema, "documents": [names], "usage": ledger dict, "notes": [...]}.
-    """
-    from hti_git.compile.batch import expand_inputs
-    from hti_git.errors import UsageError
-    from hti_git.sources import load_source
-
-    paths, failures = expand_inputs(inputs)
-    if failures:
-        raise UsageError(failures[0]["error"])
-    if not paths:
-        raise UsageError("no documents given")
-    sources = [load_source(path, settings.max_text_bytes) for path in paths]
-    client = build_client(settings, cache_path, no_cache=no_cache, provider=provider)
-    notes: list[str] = []
-    template = load_template("discover", repo_root)
-    try:
-        schema = client.run([discover_schema(client, template, sources, notes)])[0]
-    finally:
-        client.cache.close()
-    return {"schema": schema, "documents": [s.name for s in sources], "usage": client.ledger.to_dict(),
-            "notes": notes, "prompt": template.sha256}

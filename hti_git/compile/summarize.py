@@ -15,8 +15,7 @@ from typing import Any
 from hti_git.compile.schema import Schema
 from hti_git.index.model import Category, Subject
 from hti_git.llm.client import ModelClient
-from hti_git.llm.prompts import Template
-from hti_git.query.evidence import fence
+from hti_git.llm.prompts import Template, fence
 from hti_git.text import clean_line
 from hti_git.tokens import estimate_tokens
 
@@ -26,6 +25,10 @@ OPENING_CHARS = 600  # the document opening the root prompt shows (titles and pa
 SUBJECT_SUMMARY_CHARS = 240
 CATEGORY_SUMMARY_CHARS = 700
 ROOT_SUMMARY_CHARS = 1_000
+CATEGORY_BATCH_TOKENS = 2_500  # sections' entries one summary call may show
+CATEGORY_REPLY_TOKENS = 130  # a section's summary (at most 80 words) with its id
+GROUP_REPLY_TOKENS = 70  # a group's summary (at most 40 words) with its id
+REPLY_SHARE = 0.7  # of max_output_tokens that a summary reply may be planned to fill
 
 SUMMARY_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -130,10 +133,10 @@ def _leaf(category: Category) -> bool:
     return not category.children
 
 
-def category_content(category: Category, description: str) -> str:
+def category_content(category: Category, description: str, ident: str = "K1") -> str:
     """A category as its summary prompt shows it: its entries with their whole summaries; a group
-    of subjects (a leaf sub-section the layout made) is shown with its own entries, id G1, G2..."""
-    lines = [f"Section: {category.name}"]
+    of subjects (a leaf sub-section the layout made) is shown with its own entries, id K1.G1, ..."""
+    lines = [f"[{ident}] Section: {category.name}"]
     if description:
         lines.append(f"About: {description}")
     lines.append("Entries:")
@@ -141,22 +144,17 @@ def category_content(category: Category, description: str) -> str:
     for item in entries(category):
         if isinstance(item, Category) and _leaf(item):
             groups += 1
-            lines.append(f"- [G{groups}] {item.name} ({_entries(_count(item))}):")
+            lines.append(f"- [{ident}.G{groups}] {item.name} ({_entries(_count(item))}):")
             lines += [f"    - {s.name}: {s.summary}" for s in entries(item)]
         elif isinstance(item, Category):
             lines.append(f"- {item.name} ({_entries(_count(item))}): {item.summary}")
         else:
             lines.append(f"- {item.name}: {item.summary}")
-    return fence("\n".join(lines))
+    return "\n".join(lines)
 
 
-def category_schema(groups: int) -> dict[str, Any]:
-    item = {"type": "object", "properties": {"id": {"type": "string"}, "summary": {"type": "string"}},
-            "required": ["id", "summary"], "additionalProperties": False}
-    return {"type": "object",
-            "properties": {"summary": {"type": "string"},
-                           "groups": {"type": "array", "items": item, "maxItems": groups}},
-            "required": ["summary", "groups"], "additionalProperties": False}
+def _groups(category: Category) -> list[Category]:
+    return [c for c in entries(category) if isinstance(c, Category) and _leaf(c)]
 
 
 def fallback_category_summary(category: Category) -> str:
@@ -165,22 +163,67 @@ def fallback_category_summary(category: Category) -> str:
     return text if len(text) <= 320 else text[:317].rsplit(";", 1)[0] + "; …"
 
 
-async def summarize_category(client: ModelClient, template: Template, category: Category,
-                             descriptions: dict[int, str]) -> None:
-    """The summary of a category and, in the same call, of each group of subjects under it (one
-    call per category, not per group); deeper sub-categories first, concurrently."""
-    await asyncio.gather(*(summarize_category(client, template, c, descriptions)
-                           for c in category.children if not _leaf(c)))
-    groups = [c for c in entries(category) if isinstance(c, Category) and _leaf(c)]
-    content = category_content(category, descriptions.get(id(category), ""))
-    completion = await client.complete("summarize", template.messages(category=content),
-                                       category_schema(len(groups)), label=category.name)
+def category_levels(categories: list[Category]) -> list[list[Category]]:
+    """Categories that need a summary call, deepest level first (a section's prompt shows its
+    sub-sections' summaries); leaf groups are summarised in their parent's call."""
+    levels: dict[int, list[Category]] = {}
+
+    def walk(category: Category, depth: int) -> None:
+        for child in category.children:
+            if not _leaf(child):
+                walk(child, depth + 1)
+        levels.setdefault(depth, []).append(category)
+
+    for category in categories:
+        walk(category, 0)
+    return [levels[d] for d in sorted(levels, reverse=True)]
+
+
+def category_batches(level: list[Category], descriptions: dict[int, str], max_output_tokens: int) -> list[list[Category]]:
+    """Sections packed into calls in order: a call's prompt holds about CATEGORY_BATCH_TOKENS of
+    entries and its reply fits REPLY_SHARE of the output limit, so calls grow with pages of
+    sections, not with sections."""
+    batches: list[list[Category]] = []
+    used_in = used_out = 0
+    room_out = max_output_tokens * REPLY_SHARE
+    for category in level:
+        cost_in = estimate_tokens(category_content(category, descriptions.get(id(category), "")))
+        cost_out = CATEGORY_REPLY_TOKENS + GROUP_REPLY_TOKENS * len(_groups(category))
+        if batches and (used_in + cost_in > CATEGORY_BATCH_TOKENS or used_out + cost_out > room_out):
+            batches.append([])
+            used_in = used_out = 0
+        if not batches:
+            batches.append([])
+        batches[-1].append(category)
+        used_in += cost_in
+        used_out += cost_out
+    return batches
+
+
+async def summarize_categories(client: ModelClient, template: Template, categories: list[Category],
+                               descriptions: dict[int, str], max_output_tokens: int) -> None:
+    """Every section's summary and, in the same call, its groups' (ids K1, K1.G1, ...): deepest
+    level first, each level's sections packed several to a call."""
+    for level in category_levels(categories):
+        batches = category_batches(level, descriptions, max_output_tokens)
+        await asyncio.gather(*(summarize_category_batch(client, template, b, descriptions) for b in batches))
+
+
+async def summarize_category_batch(client: ModelClient, template: Template, batch: list[Category],
+                                   descriptions: dict[int, str]) -> None:
+    ids = {f"K{i + 1}": c for i, c in enumerate(batch)}
+    content = fence("\n\n".join(category_content(c, descriptions.get(id(c), ""), k) for k, c in ids.items()))
+    count = sum(1 + len(_groups(c)) for c in batch)
+    completion = await client.complete("summarize", template.messages(category=content), summaries_schema(count),
+                                       label=", ".join(c.name for c in batch)[:80])
     data = completion.json if isinstance(completion.json, dict) else {}
-    category.summary = clean_line(data.get("summary") or "", CATEGORY_SUMMARY_CHARS) or fallback_category_summary(category)
-    given = {str(g.get("id", "")).strip("[] ").upper(): g.get("summary") for g in data.get("groups") or []
+    given = {str(g.get("id", "")).strip("[] ").upper(): g.get("summary") for g in data.get("summaries") or []
              if isinstance(g, dict)}
-    for i, group in enumerate(groups, 1):
-        group.summary = clean_line(given.get(f"G{i}") or "", CATEGORY_SUMMARY_CHARS) or fallback_category_summary(group)
+    for k, category in ids.items():
+        category.summary = clean_line(given.get(k) or "", CATEGORY_SUMMARY_CHARS) or fallback_category_summary(category)
+        for i, group in enumerate(_groups(category), 1):
+            group.summary = (clean_line(given.get(f"{k}.G{i}") or "", CATEGORY_SUMMARY_CHARS)
+                             or fallback_category_summary(group))
 
 
 def overview_content(opening: str, schema: Schema, categories: list[Category]) -> str:

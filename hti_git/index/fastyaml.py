@@ -199,14 +199,17 @@ class _Reader:
             return self.sequence(i, indent, depth)
         return self.mapping(i, indent, depth)
 
+    def _line(self, i: int, indent: int) -> str | None:
+        """Line i's content when it is at `indent`; None when the block ended before it."""
+        if i >= len(self.lines) or self.lines[i][0] < indent:
+            return None
+        if self.lines[i][0] > indent:
+            raise _Unsupported
+        return self.lines[i][1]
+
     def sequence(self, i: int, indent: int, depth: int) -> tuple[list[Any], int]:
         out: list[Any] = []
-        while i < len(self.lines):
-            ind, content = self.lines[i]
-            if ind < indent:
-                break
-            if ind > indent:
-                raise _Unsupported
+        while (content := self._line(i, indent)) is not None:
             if not (content == "-" or content.startswith("- ")):
                 break
             rest = content[2:]
@@ -229,12 +232,7 @@ class _Reader:
 
     def mapping(self, i: int, indent: int, depth: int) -> tuple[dict[str, Any], int]:
         out: dict[str, Any] = {}
-        while i < len(self.lines):
-            ind, content = self.lines[i]
-            if ind < indent:
-                break
-            if ind > indent:
-                raise _Unsupported
+        while (content := self._line(i, indent)) is not None:
             m = _KEY_LINE.match(content)
             if m is None:
                 raise _Unsupported

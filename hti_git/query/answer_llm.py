@@ -12,16 +12,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from hti_git.index.layout import SOURCE_FILE, LineMap
+from hti_git.index.layout import SOURCE_FILE
+from hti_git.index.linemap import LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
-from hti_git.llm.prompts import Template, load_template
-from hti_git.query.answer import Answer, Citation, Step
-from hti_git.query.evidence import Evidence, EvidenceBook, check_citation, fence
-from hti_git.query.lexical_nav import DocContext
-from hti_git.query.navigate import Budget, DocNavigation, step_tokens
+from hti_git.llm.prompts import Template, fence, load_template
+from hti_git.query.evidence import Evidence, EvidenceBook, check_citation
+from hti_git.query.model_nav import CITATIONS_SCHEMA, Budget, DocNavigation, step_tokens
+from hti_git.query.offline import DocContext
 from hti_git.query.route import route
+from hti_git.query.types import Answer, Citation, Step
 from hti_git.sentences import widen_to_sentence
 from hti_git.store import Snapshot
 from hti_git.text import one_line
@@ -32,20 +33,12 @@ ANSWER_SCHEMA = {
     "properties": {
         "found": {"type": "boolean"},
         "answer": {"type": "string"},
-        "citations": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"evidence": {"type": "string"}, "quote": {"type": "string"}},
-                "required": ["evidence", "quote"],
-                "additionalProperties": False,
-            },
-        },
+        "citations": CITATIONS_SCHEMA,
     },
     "required": ["found", "answer", "citations"],
     "additionalProperties": False,
 }
-FALLBACK_TOKENS = 1500  # source.txt read on a miss: the best BM25 windows up to this many tokens
+FALLBACK_TOKENS = 1200  # source.txt read on a miss: the best BM25 windows up to this many tokens
 WINDOW_EDGE_CHARS = 300  # a fallback window grows at most this much at each edge to end on a sentence
 MAX_CITATIONS = 6
 
@@ -80,7 +73,14 @@ async def ask_llm_async(snapshot: Snapshot, question: str, client: ModelClient, 
         for walk in walks:
             answer.trace += walk.trace
         read = [item for w in walks for path in w.pages for item in book.for_page(path)]
-        if read:
+        walk = walks[0]
+        if len(walks) == 1 and walk.reply is not None:
+            # navigation answered in its last reply, from the pages shown and the items it kept
+            take_reply(snapshot, walk.reply, read, answer, "answer", tokens=0, where=walk.pages[-1])
+            if not answer.found and walk.left_out:
+                answer.trace.append(Step("", "answer", note="some values were not shown: asking over all pages read"))
+                await answer_step(snapshot, question, client, repo_root, read, answer, "answer")
+        elif read:
             await answer_step(snapshot, question, client, repo_root, read, answer, "answer")
         else:
             answer.trace.append(Step("", "stop", note="no subject page reached: nothing to answer from"))
@@ -137,9 +137,18 @@ async def answer_step(snapshot: Snapshot, question: str, client: ModelClient, re
     label = "fallback" if stage_action == "fallback" else f"{len(items)} evidence items"
     completion = await client.complete("answer", messages, ANSWER_SCHEMA, label=label)
     data = completion.json if isinstance(completion.json, dict) else {}
-    tokens = step_tokens(completion)
     page = items[0].page if stage_action == "fallback" else ""
+    take_reply(snapshot, data, items, answer, stage_action, step_tokens(completion), page)
+
+
+def take_reply(snapshot: Snapshot, data: dict, items: list[Evidence], answer: Answer, stage_action: str,
+               tokens: int, where: str = "") -> None:
+    """Set answer.found/answer/citations from a reply {found, answer, citations} when a citation of
+    one of `items` holds; otherwise leave the answer not found and say why in the trace."""
+    page = where
     found = bool(data.get("found")) and bool(str(data.get("answer") or "").strip())
+    if found and str(data.get("answer")).strip().lower().rstrip(".") == "not found":
+        found = False
     if not found:
         answer.trace.append(Step(page, stage_action, note=f"not found in {len(items)} evidence items", tokens=tokens))
         return

@@ -21,10 +21,10 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 
-from hti_git.compile.structure import split_passages
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
 from hti_git.index.page import Page
 from hti_git.lexical import QUESTION_NOISE, STOPWORDS, stem, terms
+from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
 
 ANNEX_SLUG = "exhibits-and-annexes"
@@ -109,6 +109,10 @@ class ClauseIndex:
         used = [self.idf(t) for t in group if t in self.df]
         return min(used) if used else self.idf("")
 
+    def ideal(self, weights: list[float]) -> float:
+        """The score of an ideal short passage holding each question word once (no name bonus)."""
+        return sum(weights) * (K1 + 1) / (1 + K1 * (1 - B)) or 1.0
+
     def score(self, groups: list[set[str]], weights: list[float], u: Unit) -> float:
         norm = K1 * (1 - B + B * u.length / self.avgdl) if self.avgdl else K1
         total = 0.0
@@ -119,6 +123,25 @@ class ClauseIndex:
             if group & u.own:
                 total += NAME_WEIGHT * w
         return total
+
+
+def best_pages(index: ClauseIndex, question: str, k: int) -> list[str]:
+    """The `k` subject pages whose passages best match the question's words, best first (pages of
+    the index only; none when no passage shares a word with the question)."""
+    q = question_stems(question)
+    if not q or not index.units:
+        return []
+    groups = index.expand(q)
+    weights = [index.weight(g) for g in groups]
+    scored = sorted(((index.score(groups, weights, u), i) for i, u in enumerate(index.units)
+                     if u.category != "source"), key=lambda x: (-x[0], x[1]))
+    pages: list[str] = []
+    for sc, i in scored:
+        if sc <= 0 or len(pages) >= k:
+            break
+        if index.units[i].page not in pages:
+            pages.append(index.units[i].page)
+    return pages
 
 
 def coverage(groups: list[set[str]], weights: list[float], words: set[str]) -> float:

@@ -67,7 +67,7 @@ def extract(content: str) -> dict:
     the prompt states); each value is a short reading with a few anchor words copied verbatim."""
     text = document_text(content)
     keys = _keys(content)
-    cap = int(m.group(1)) if (m := re.search(r"List at most (\d+) subjects", content)) else 200
+    cap = int(m.group(1)) if (m := re.search(r"at most (\d+) subjects", content)) else 200
     clause_key = next((k for k in keys if "clause" in k), keys[0] if keys else "clauses")
     term_key = next((k for k in keys if "term" in k), None)
     subjects, used = [], set()
@@ -115,17 +115,21 @@ def reply(messages: list[dict]) -> dict:
         return {"summaries": [{"id": ident, "summary": f"About {name}: what it provides, for whom, on which "
                                                         f"terms and conditions, in the document's own words."}
                               for ident, name in re.findall(r"^\[(S\d+)\] (.*)$", document_text(user), re.M)]}
-    if system.startswith("You summarize a section"):
-        body = document_text(user)
-        name = re.search(r"Section: (.*)", body)
-        entries = re.findall(r"^- (?:\[G\d+\] )?([^:(]+)", body, re.M)
-        groups = [{"id": g, "summary": f"{title.strip()}: {count} entries on who does what and when, with the "
-                                       f"amounts and dates that apply."}
-                  for g, title, count in re.findall(r"^- \[(G\d+)\] ([^(]+)\((\d+) entr", body, re.M)]
-        return {"summary": f"{name.group(1) if name else 'Section'}: {len(entries)} entries, "
-                           f"including {'; '.join(e.strip() for e in entries[:8])}. They set out who does what, "
-                           f"when and on which conditions, with the amounts and dates that apply.",
-                "groups": groups}
+    if system.startswith("You summarize sections"):
+        out = []
+        for block in re.split(r"\n\n(?=\[K\d+\] Section: )", document_text(user)):
+            head = re.match(r"\[(K\d+)\] Section: (.*)", block)
+            if not head:
+                continue
+            entries = re.findall(r"^- (?:\[K\d+\.G\d+\] )?([^:(]+)", block, re.M)
+            out.append({"id": head.group(1),
+                        "summary": f"{head.group(2)}: {len(entries)} entries, including "
+                                   f"{'; '.join(e.strip() for e in entries[:8])}. They set out who does what, "
+                                   f"when and on which conditions, with the amounts and dates that apply."})
+            out += [{"id": g, "summary": f"{title.strip()}: {count} entries on who does what and when, with the "
+                                         f"amounts and dates that apply."}
+                    for g, title, count in re.findall(r"^- \[(K\d+\.G\d+)\] ([^(]+)\((\d+) entr", block, re.M)]
+        return {"summaries": out}
     if system.startswith("You write the root page"):
         opening = document_text(user).split("\n\nSections of the index:")[0].removeprefix("Opening of the document:")
         m = re.search(r"\S.{2,80}?AGREEMENT", opening, re.I)

@@ -48,7 +48,7 @@ def kinds(provider) -> list[str]:
     for call in provider.calls:
         system = call["messages"][0]["content"]
         out.append(next(k for p, k in (("You design", "discover"), ("You fill in", "extract"),
-                                        ("You write the one-line", "subject"), ("You summarize a section", "category"),
+                                        ("You write the one-line", "subject"), ("You summarize sections", "category"),
                                         ("You write the root", "root"), ("A section of a document", "group"))
                         if system.startswith(p)))
     return out

@@ -19,7 +19,7 @@ _DOC = re.compile(r"^(D\d+) [^:]+: (.*(?:\n  .*)*)", re.M)
 
 
 def _question(user: str) -> str:
-    m = re.match(r"Question: (.*)", user)
+    m = re.search(r"^Question: (.*)", user, re.M)
     return m.group(1) if m else ""
 
 
@@ -35,26 +35,36 @@ def decide(messages: list[dict]) -> dict:
     if "Pick the documents" in system:
         scored = sorted(((_overlap(q, text), d) for d, text in _DOC.findall(user)), key=lambda x: (-x[0], x[1]))
         return {"docs": [scored[0][1]] if scored and scored[0][0] else [], "reason": "best word overlap"}
-    if "navigate a document's index" in system:
+    if "answer a question from a document's index" in system:
         if re.search(r"^Page \S+ \(subject\):", user, re.M):
-            return {"action": "answer", "links": [], "reason": "reached a subject"}
+            return {"action": "answer", "links": [], "keep": [], **_answer(q, user), "reason": "reached a subject"}
+        if "Pages a word search found" in user:
+            found = _answer(q, user)  # a word search's pages: answer when they say it, else navigate
+            if found["found"] and len(q) > 1 and _overlap(q, found["citations"][0]["quote"]) >= 2:
+                return {"action": "answer", "links": [], "keep": [], **found, "reason": "a search found it"}
         children = [(i, note, text) for i, note, text in _LINK.findall(user) if i.startswith("C")]
         if not children:
-            return {"action": "answer", "links": [], "reason": "nothing to open"}
+            return {"action": "answer", "links": [], "keep": [], **_answer(q, user), "reason": "nothing to open"}
         best = max(children, key=lambda c: (_overlap(q, c[2]), -int(c[0][1:])))
-        return {"action": "open", "links": [best[0]], "reason": "closest to the question"}
+        return {"action": "open", "links": [best[0]], "keep": [], "found": False, "answer": "", "citations": [],
+                "reason": "closest to the question"}
     if "from the evidence only" in system:
-        # a careful model cites a value's own sentence (after "|"), not a summary's paraphrase
-        items = [(i, text.split(" | ", 1)[-1]) for i, label, text in _EVIDENCE.findall(user) if label != "summary"]
-        # on a tie, the clause's text over its bare heading (a heading states nothing)
-        scored = sorted(((_overlap(q, t), n, i, t) for n, (i, t) in enumerate(items)),
-                        key=lambda x: (-x[0], len(x[3]) < 40, x[1]))
-        if not scored or scored[0][0] == 0:
-            return {"found": False, "answer": "not found", "citations": []}
-        _, _, ident, text = scored[0]
-        quote = " ".join(text.split()[:20])
-        return {"found": True, "answer": text.split(". ")[0][:300], "citations": [{"evidence": ident, "quote": quote}]}
+        return _answer(q, user)
     return {"ok": True}
+
+
+def _answer(q: set[str], user: str) -> dict:
+    """{found, answer, citations} from the evidence items in the prompt."""
+    # a careful model cites a value's own sentence (after "|"), not a summary's paraphrase
+    items = [(i, text.split(" | ", 1)[-1]) for i, label, text in _EVIDENCE.findall(user) if label != "summary"]
+    # on a tie, the clause's text over its bare heading (a heading states nothing)
+    scored = sorted(((_overlap(q, t), n, i, t) for n, (i, t) in enumerate(items)),
+                    key=lambda x: (-x[0], len(x[3]) < 40, x[1]))
+    if not scored or scored[0][0] == 0:
+        return {"found": False, "answer": "not found", "citations": []}
+    _, _, ident, text = scored[0]
+    quote = " ".join(text.split()[:20])
+    return {"found": True, "answer": text.split(". ")[0][:300], "citations": [{"evidence": ident, "quote": quote}]}
 
 
 def stub_handler(body: dict) -> dict:

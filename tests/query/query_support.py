@@ -39,20 +39,44 @@ def evidence_id(messages: list[dict], text_part: str) -> str:
     raise AssertionError(f"no evidence with {text_part!r} in:\n{messages[-1]['content']}")
 
 
+NAV_PROMPT = "answer a question from a document's index"
+
+
+def is_navigation(messages: list[dict]) -> bool:
+    return NAV_PROMPT in messages[0]["content"]
+
+
+def nav(action: str, links: list[str] | None = None, reason: str = "", **answer) -> dict:
+    """A whole navigation reply: the move, no kept items, and (on "answer") the answer fields."""
+    return {"action": action, "links": list(links or []), "keep": [], "found": False,
+            "answer": "not found" if action == "answer" else "", "citations": [], "reason": reason, **answer}
+
+
 def open_(title_part: str, action: str = "open"):
     """A scripted navigation reply that opens (or follows) the link titled like `title_part`."""
-    return lambda m: {"action": action, "links": [link_id(m, title_part)], "reason": f"{action} {title_part}"}
+    return lambda m: nav(action, [link_id(m, title_part)], f"{action} {title_part}")
 
 
 def answer_citing(answer: str, text_part: str, quote: str | None = None):
-    """A scripted answer citing the evidence item containing `text_part` with `quote`."""
-    return lambda m: {"found": True, "answer": answer,
-                      "citations": [{"evidence": evidence_id(m, text_part), "quote": quote or text_part}]}
+    """A scripted answer citing the evidence item containing `text_part` with `quote`: navigation's
+    "answer" reply in a navigation prompt, the answer step's reply otherwise."""
+    def reply(m):
+        body = {"found": True, "answer": answer,
+                "citations": [{"evidence": evidence_id(m, text_part), "quote": quote or text_part}]}
+        return nav("answer", reason="answer", **body) if is_navigation(m) else body
+    return reply
 
 
-ANSWER_NOW = {"action": "answer", "links": [], "reason": "enough"}
-UP = {"action": "up", "links": [], "reason": "try elsewhere"}
-NOT_FOUND = {"found": False, "answer": "not found", "citations": []}
+def not_found(m):
+    """"not found": navigation's "answer" reply in a navigation prompt, the answer step's otherwise."""
+    if is_navigation(m):
+        return nav("answer", reason="not there")
+    return {"found": False, "answer": "not found", "citations": []}
+
+
+ANSWER_NOW = nav("answer", reason="enough")  # navigation ends here; the answer is not on the pages
+UP = nav("up", reason="try elsewhere")
+NOT_FOUND = not_found
 
 
 def citations_hold(snapshot, answer) -> None:

@@ -4,39 +4,40 @@ whole, one item per sentence; and what `ask --json` reports per stage."""
 from __future__ import annotations
 
 import json
+import re
 
 from click.testing import CliRunner
-from query_support import ANSWER_NOW, DOC, NOT_FOUND, citations_hold, client_for, evidence_id, open_
+from query_support import ANSWER_NOW, DOC, NOT_FOUND, answer_citing, citations_hold, client_for, open_
 
 from hti_git.cli import main
 from hti_git.index.page import Page
 from hti_git.query.answer_llm import ask_llm
 from hti_git.query.evidence import EvidenceBook, check_citation
-from hti_git.query.navigate import PAGE_CHARS, _page_text
+from hti_git.query.model_nav import PAGE_CHARS, _page_text
 
 Q = "When was the consulting agreement made?"
 
 
-def test_the_answer_step_sees_the_root_summary_and_may_cite_it(repo):
-    """Navigation stopped at the root because its summary holds the answer: the answer step gets
-    that summary (with an id) and a quote of the document's own words from it resolves to lines."""
-    cite_root = lambda m: {"found": True, "answer": "30th day of April",  # noqa: E731
-                           "citations": [{"evidence": evidence_id(m, "made this 30th day of April"),
-                                          "quote": "THIS AGREEMENT made this 30th day of April"}]}
-    client, provider = client_for(ANSWER_NOW, cite_root)
+def test_navigation_answers_from_the_root_summary_and_may_cite_it(repo):
+    """The root's summary holds the answer: navigation sees that summary with an id, answers in
+    the same reply, and a quote of the document's own words from it resolves to lines."""
+    cite_root = answer_citing("30th day of April", "made this 30th day of April",
+                              "THIS AGREEMENT made this 30th day of April")
+    client, provider = client_for(cite_root)
     snap = repo.snapshot()
-    answer = ask_llm(snap, Q, client, use_fallback=False)
+    answer = ask_llm(snap, Q, client, use_fallback=False, max_pages=1)  # the root alone, no search pages
     assert answer.found and not answer.fallback
     assert answer.citations[0].page == f"{DOC}/index.md" and answer.citations[0].lines[0] >= 1
     citations_hold(snap, answer)
     assert "summary:" in provider.calls[-1]["messages"][-1]["content"]
+    assert len(provider.calls) == 1  # no separate answer call
 
 
 def test_a_summary_quote_that_is_not_the_documents_words_supports_nothing(repo):
     book = EvidenceBook()
     [item] = book.add_page(Page(f"{DOC}/index.md", {"kind": "root", "title": "T", "summary": "A consulting deal."}))
     source = repo.snapshot().read_text(f"{DOC}/source.txt")
-    from hti_git.index.layout import LineMap
+    from hti_git.index.linemap import LineMap
 
     citation, why = check_citation(item, "The logo is painted bright purple on every invoice", source, LineMap(source))
     assert citation is None and "no sentence of the document states" in why
@@ -46,7 +47,7 @@ def test_a_summary_paraphrase_resolves_to_the_sentence_that_states_it(repo):
     book = EvidenceBook()
     [item] = book.add_page(Page(f"{DOC}/index.md", {"kind": "root", "title": "T", "summary": "S"}))
     source = repo.snapshot().read_text(f"{DOC}/source.txt")
-    from hti_git.index.layout import LineMap
+    from hti_git.index.linemap import LineMap
 
     citation, _ = check_citation(item, "Slinger Bag Inc., a Nevada company, engages Aitan Zacharin as consultant",
                                  source, LineMap(source))
@@ -79,17 +80,17 @@ def test_navigation_shows_values_whole_and_leaves_out_whole_values_past_the_page
     values = [{"value": f"report {i}", "text": sentence.strip(), "spans": [[0, 10]]} for i in range(40)]
     page = Page("d/c/s.md", {"kind": "subject", "title": "Reports", "summary": "Monthly reports.",
                              "fields": [{"name": "duty", "values": values}]})
-    text = _page_text(page)
+    text, left = _page_text(page, EvidenceBook().add_page(page))
     assert len(text) <= PAGE_CHARS + 200
-    shown = [line for line in text.splitlines() if line.startswith("- duty:")]
+    shown = [line for line in text.splitlines() if re.match(r"\[E\d+\] duty: ", line)]
     assert shown and all(line.endswith("month end.") for line in shown)  # never cut mid-sentence
-    assert f"({40 - len(shown)} more value(s) on this page" in text
+    assert left == 40 - len(shown) and f"({left} more value(s) on this page" in text
 
 
 def test_ask_json_reports_usage_per_stage(repo, monkeypatch):
     from tests.support.openai_stub import OpenAIStub, configure_env
 
-    responses = iter([open_("Clauses"), open_("Article 7 General"), open_("Governing Law"), ANSWER_NOW, NOT_FOUND])
+    responses = iter([open_("Clauses"), ANSWER_NOW])
 
     def handler(body):
         nxt = next(responses, NOT_FOUND)
@@ -97,11 +98,12 @@ def test_ask_json_reports_usage_per_stage(repo, monkeypatch):
 
     with OpenAIStub(handler) as stub:
         configure_env(monkeypatch, stub)
-        result = CliRunner().invoke(main, ["-C", str(repo.root), "ask", "--json", "--no-fallback",
+        result = CliRunner().invoke(main, ["-C", str(repo.root), "ask", "--json",
                                            "Which state's law governs?"], catch_exceptions=False)
     data = json.loads(result.output)
     stages = data["usage"]["stages"]
-    assert stages["navigate"]["calls"] == 4 and stages["answer"]["calls"] == 1
+    # navigation answered "not found" in its own reply; the source fallback is the one answer call
+    assert stages["navigate"]["calls"] == 2 and stages["answer"]["calls"] == 1 and data["fallback"]
     assert sum(s["input_tokens"] for s in stages.values()) == data["usage"]["input_tokens"]
 
 

@@ -199,7 +199,7 @@ def stub_handler(body: dict):
     from tests.support.openai_stub import default_handler
 
     system = next((m["content"] for m in body.get("messages", []) if m["role"] == "system"), "")
-    if system.startswith(("Pick the documents", "You navigate", "Answer the question")):
+    if system.startswith(("Pick the documents", "You answer a question from", "Answer the question")):
         return model_stub.stub_handler(body)
     if system.startswith("You are a connectivity check"):
         return default_handler(body)

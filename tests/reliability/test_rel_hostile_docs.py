@@ -62,9 +62,10 @@ def test_injected_instructions_stay_inside_the_data_fence_in_every_prompt(tmp_pa
         system = messages[0]["content"]
         if system.startswith("Pick the documents"):
             return {"docs": ["D1", "D2"], "reason": "both"}
-        if system.startswith("You navigate"):
+        if system.startswith("You answer a question from"):
             ids = re.findall(r"^(C\d+) ", messages[-1]["content"], re.M)
-            return {"action": "open" if ids else "answer", "links": ids[:2], "reason": "look"}
+            return {"action": "open" if ids else "answer", "links": ids[:2], "keep": [], "found": False,
+                    "answer": "" if ids else "not found", "citations": [], "reason": "look"}
         return {"found": False, "answer": "not found", "citations": []}  # -> fallback over source.txt
 
     provider = ScriptedProvider(default=answer)

@@ -1,41 +1,64 @@
 """Model navigation of one document's index: the walk of paper §3.4 with a branching budget.
 
-Each step shows the model the question, the page(s) just opened (pages already read are never sent
-again) and the links it can take, each with a one-line summary: children (C1, C2, ...) and related
-pages (R1, ...: a continuation, a sibling subject, or a `related` entry a compile wrote). It replies
-answer / open / follow / up. Opening and following are free (descending is unbounded); going up to
-try another branch spends the branching budget; every page read spends the page budget. However the
-walk ends, the answer step then reads the evidence of the pages reached.
+The first step shows the root with the subject pages a word search over the index ranks first
+(hti_git/query/clause_search.py), so a question whose clause the search finds is answered in one
+call. Each step shows the model the question, the page(s) just opened (pages already read are never
+sent again; items the model kept from them are), and the links it can take, each with a one-line
+summary: children (C1, C2, ...; a listing's own entries as C2.1, C2.2, ... so the model can jump two
+levels) and related pages (R1, ...: a continuation, a sibling subject, or a `related` entry a
+compile wrote). It replies answer / open / follow / up, keeps the ids of items that bear on the
+question, and when it answers gives the answer and its citations in the same reply, so a question
+costs no separate answer call. Opening and following are free (descending is unbounded); going up
+to try another branch spends the branching budget; every page read spends the page budget.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hti_git.errors import PageFormatError, StoreError
 from hti_git.index.layout import INDEX_FILE
 from hti_git.index.page import Page
+from hti_git.lexical import terms
 from hti_git.llm.client import ModelClient
-from hti_git.llm.prompts import Template
-from hti_git.query.answer import Step
-from hti_git.query.evidence import EvidenceBook, fence
+from hti_git.llm.prompts import Template, fence
+from hti_git.query.clause_search import best_pages, clause_index, question_stems
+from hti_git.query.evidence import Evidence, EvidenceBook
+from hti_git.query.types import Step
 from hti_git.store import Snapshot
 from hti_git.text import one_line
 
 ACTIONS = ("answer", "open", "follow", "up")
+CITATIONS_SCHEMA = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"evidence": {"type": "string"}, "quote": {"type": "string"}},
+        "required": ["evidence", "quote"],
+        "additionalProperties": False,
+    },
+}
 NAVIGATE_SCHEMA = {
     "type": "object",
     "properties": {
         "action": {"type": "string", "enum": list(ACTIONS)},
         "links": {"type": "array", "items": {"type": "string"}},
+        "keep": {"type": "array", "items": {"type": "string"}},
+        "found": {"type": "boolean"},
+        "answer": {"type": "string"},
+        "citations": CITATIONS_SCHEMA,
         "reason": {"type": "string"},
     },
-    "required": ["action", "links", "reason"],
+    "required": ["action", "links", "keep", "found", "answer", "citations", "reason"],
     "additionalProperties": False,
 }
 LINK_SUMMARY_CHARS = 320  # a link's one-line summary, whole (subject summaries are at most 240)
 PAGE_CHARS = 3200  # a page's text in a navigation prompt; past it, whole values are left out, never cut
 MAX_SIBLINGS = 12
+LISTED_SUMMARY_CHARS = 180  # a link's summary when its entries are listed under it
+GRANDCHILD_CHARS = 1200  # titles of a listing's entries shown under its link, so the model can jump two levels
+MAX_KEPT = 8  # items kept from earlier pages and shown again
+SUGGESTED_PAGES = 2  # subject pages a word search ranks first, shown with the root on the first step
 
 
 @dataclass
@@ -46,6 +69,7 @@ class Link:
     summary: str
     relation: str  # child | related
     note: str = ""
+    summary_chars: int = LINK_SUMMARY_CHARS
 
 
 @dataclass
@@ -73,6 +97,8 @@ class Decision:
     reason: str
     tokens: int
     cached: bool
+    keep: list[str] = field(default_factory=list)
+    reply: dict = field(default_factory=dict)  # the whole reply: on "answer", its answer and citations
 
 
 def step_tokens(completion) -> int:
@@ -80,12 +106,15 @@ def step_tokens(completion) -> int:
     return 0 if completion.cached else completion.usage.input_tokens + completion.usage.output_tokens
 
 
+def _ids(values) -> list[str]:
+    return [str(x).strip().strip("[]").upper() for x in (values or []) if str(x).strip()]
+
+
 def parse_decision(data) -> tuple[str, list[str], str]:
     """(action, link ids, reason) from a reply; an unusable reply ends the walk as 'answer'."""
     if not isinstance(data, dict) or data.get("action") not in ACTIONS:
         return "answer", [], "unusable reply: stopping here"
-    links = [str(x).strip().upper() for x in (data.get("links") or []) if str(x).strip()]
-    return data["action"], links, one_line(data.get("reason") or "", 200)
+    return data["action"], _ids(data.get("links")), one_line(data.get("reason") or "", 200)
 
 
 class DocNavigation:
@@ -102,7 +131,11 @@ class DocNavigation:
         self.book = book
         self.pages: list[str] = []
         self.trace: list[Step] = []
+        self.kept: list[Evidence] = []  # items the model kept from pages read before, shown again
+        self.left_out = False  # some value of a page read was never shown (over PAGE_CHARS)
+        self.reply: dict | None = None  # the reply that ended the walk with "answer"
         self._read: dict[str, Page] = {}
+        self._peeked: dict[str, Page] = {}  # listings whose entries were shown under their link
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -135,11 +168,19 @@ class DocNavigation:
             seen.add(path)
             target.append(Link(f"{prefix}{len(target) + 1}", path, title, summary, relation, note))
 
+        grandchildren: dict[str, list[Link]] = {}
+        room = GRANDCHILD_CHARS
         for page in view:
             for child in page.links():
                 note = f"{child['subjects']} subjects" if child.get("kind") == "category" and child.get("subjects") else ""
                 add(children, "C", page.resolve(child["link"]), str(child.get("title", "")),
                     str(child.get("summary", "")), "child", note)
+                link = children[-1] if children and children[-1].path == page.resolve(child["link"]) else None
+                if link is not None and child.get("kind") == "category" and room > 0:
+                    used = self._add_grandchildren(link, grandchildren, seen, room)
+                    if used:  # its entries' titles are listed: the summary's first sentences suffice
+                        link.summary_chars = LISTED_SUMMARY_CHARS
+                    room -= used
         for page in view:
             for key, note in (("continued", "continuation of this page"), ("continues", "start of this subject")):
                 if page.meta.get(key):
@@ -151,37 +192,102 @@ class DocNavigation:
         siblings = 0
         for page in view:
             parent = self._parent(page)
-            if parent is None or parent not in self._read:
+            listing = self._read.get(parent) or self._peeked.get(parent) if parent else None
+            if listing is None:
                 continue
-            for child in self._read[parent].links():
+            for child in listing.links():
                 if siblings >= MAX_SIBLINGS:
                     break
                 before = len(related)
-                # Siblings were summarised on the parent the model already read: titles suffice.
-                add(related, "R", self._read[parent].resolve(child["link"]), str(child.get("title", "")), "",
+                # Siblings were listed on the parent the model already saw: titles suffice.
+                add(related, "R", listing.resolve(child["link"]), str(child.get("title", "")), "",
                     "related", "sibling")
                 siblings += len(related) - before
-        return children + related
+        out: list[Link] = []
+        for link in children:
+            out.append(link)
+            out += grandchildren.get(link.id, [])
+        return out + related
+
+    def _add_grandchildren(self, link: Link, grandchildren: dict[str, list[Link]], seen: set[str], room: int) -> int:
+        """List the entries of the listing behind `link` (titles only) as link.id + ".1", ".2"...,
+        while their titles fit `room` characters; return the characters used."""
+        try:
+            listing = self._peeked.get(link.path) or self.snapshot.page(link.path)
+        except (StoreError, PageFormatError):
+            return 0
+        entries = [(listing.resolve(c["link"]), str(c.get("title", ""))) for c in listing.links()]
+        cost = sum(len(link.id) + 4 + len(one_line(title, 100)) for _, title in entries)
+        if not entries or cost > room:
+            return 0
+        self._peeked[link.path] = listing
+        rows = []
+        for i, (path, title) in enumerate(entries, 1):
+            if path in seen:
+                continue
+            seen.add(path)
+            rows.append(Link(f"{link.id}.{i}", path, title, "", "child", "entry"))
+        grandchildren[link.id] = rows
+        return cost
 
     # -- rendering -----------------------------------------------------------------------------
 
     def render_pages(self, new: list[Page], revisited: list[Page]) -> str:
         parts = []
+        shown_now = {item.id for page in new for item in self.book.for_page(page.path)}
+        kept = [item for item in self.kept if item.id not in shown_now]
+        if kept:
+            parts.append("Kept from pages read before:\n" + fence("\n".join(_item_line(i) for i in kept)))
         for page in new:
-            parts.append(f"Page {_local(page.path)} ({page.kind or 'page'}):\n" + fence(_page_text(page)))
+            parts.append(self._render_page(page))
         for page in revisited:
             parts.append(f"Back on {_local(page.path)} ({page.title}), already read: its content is not repeated.")
         return "\n\n".join(parts)
+
+    def _render_page(self, page: Page, words: set[str] | None = None) -> str:
+        items = self.book.for_page(page.path)
+        other = 0
+        if words is not None:  # a word search's page: its summary and the values holding the question's words
+            shown = [i for n, i in enumerate(items) if n == 0 or words & set(terms(i.text))]
+            other, items = len(items) - len(shown), shown
+        text, left = _page_text(page, items)
+        self.left_out = self.left_out or left > 0
+        if other:
+            text += f"\n({other} other value(s) on this page share no word with the question)"
+        return f"Page {_local(page.path)} ({page.kind or 'page'}):\n" + fence(text)
+
+    def render_found(self, found: list[Page], links: list[Link]) -> str:
+        """The pages a word search ranked first and their own links, after the root's links, so the
+        prompt up to there is the same for every question on the document (a cacheable prefix)."""
+        if not found:
+            return ""
+        index = clause_index(self.snapshot, self.doc)
+        words = set().union(*index.expand(question_stems(self.question))) if found else set()
+        pages = "\n\n".join(self._render_page(page, words) for page in found)
+        tail = f"\n\nTheir links:\n{self.render_links(links)}" if links else ""
+        return f"\nPages a word search found (they share words with the question; they may not answer it):\n{pages}{tail}\n"
 
     def render_links(self, links: list[Link]) -> str:
         if not links:
             return "(none)"
         rows = []
         for link in links:
+            if link.note == "entry":  # a listing's entry under its link: the title says enough
+                rows.append(f"  {link.id} {one_line(link.title, 100)}")
+                continue
             extra = f" [{link.note}]" if link.note else ""
-            summary = f" — {whole_sentences(link.summary, LINK_SUMMARY_CHARS)}" if link.summary else ""
+            summary = f" — {whole_sentences(link.summary, link.summary_chars)}" if link.summary else ""
             rows.append(f"{link.id}{extra} {one_line(link.title, 100)}{summary}")
         return fence("\n".join(rows))
+
+    def keep(self, ids: list[str]) -> None:
+        """Remember the items the model kept (only items of pages this walk read), MAX_KEPT at most."""
+        mine = {item.id: item for path in self.pages for item in self.book.for_page(path)}
+        for ident in ids:
+            item = mine.get(ident)
+            if item is not None and item not in self.kept:
+                self.kept.append(item)
+        self.kept = self.kept[-MAX_KEPT:]
 
     def render_budget(self, can_go_up: bool) -> str:
         up = f"{self.budget.level_ups_left} level-up(s) left" if can_go_up else "'up' is not available"
@@ -189,17 +295,33 @@ class DocNavigation:
 
     # -- the walk ------------------------------------------------------------------------------
 
-    async def decide(self, new: list[Page], revisited: list[Page], links: list[Link], can_go_up: bool) -> Decision:
+    async def decide(self, new: list[Page], revisited: list[Page], links: list[Link], can_go_up: bool,
+                     found: list[Page] | None = None) -> Decision:
+        found = found or []
+        ahead = [lk for lk in links if lk.relation == "child"] if found else links
         messages = self.template.messages(
             question=self.question,
             pages=self.render_pages(new, revisited),
-            links=self.render_links(links),
+            links=self.render_links(ahead),
+            found=self.render_found(found, [lk for lk in links if lk not in ahead]),
             budget=self.render_budget(can_go_up),
         )
         where = (new or revisited)[0].path
         completion = await self.client.complete("navigate", messages, NAVIGATE_SCHEMA, label=where)
         action, ids, reason = parse_decision(completion.json)
-        return Decision(action, ids, reason, step_tokens(completion), completion.cached)
+        data = completion.json if isinstance(completion.json, dict) else {}
+        return Decision(action, ids, reason, step_tokens(completion), completion.cached, _ids(data.get("keep")), data)
+
+    def _suggestions(self) -> list[str]:
+        """Up to SUGGESTED_PAGES subject pages that a word search over the index ranks first (within
+        the page budget): many questions are answered on the first step, without descending."""
+        room = min(SUGGESTED_PAGES, self.budget.pages_left - 1)
+        if room <= 0:
+            return []
+        try:
+            return best_pages(clause_index(self.snapshot, self.doc), self.question, room)
+        except (StoreError, PageFormatError):
+            return []
 
     def _ancestor_with_links(self, page: Page) -> str | None:
         """The nearest ancestor of `page` that still has an unread child (or is unread itself)."""
@@ -219,6 +341,13 @@ class DocNavigation:
             return self.pages
         root = self._read_page(f"{self.doc}/{INDEX_FILE}", "read")
         view, new, revisited = [root], [root], []
+        found: list[Page] = []
+        for path in self._suggestions():  # the pages a word search ranks first, shown with the root
+            try:
+                found.append(self._read_page(path, "suggest"))
+            except (StoreError, PageFormatError):
+                continue
+        view += found
         for _ in range(self.budget.max_pages + self.budget.max_level_ups + 2):
             links = self.links(view)
             up_target = self._ancestor_with_links(view[0])
@@ -226,13 +355,16 @@ class DocNavigation:
             if not links and not can_go_up:
                 self.trace.append(Step(view[0].path, "stop", note="nothing left to open here"))
                 break
-            decision = await self.decide(new, revisited, links, can_go_up)
+            decision = await self.decide(new, revisited, links, can_go_up, found)
+            found = []
             targets = [lk for lk in links if lk.id in set(decision.links)]
             note = decision.reason + (" (cached)" if decision.cached else "")
             if decision.action in ("open", "follow") and targets:
                 note = f"{', '.join(t.id for t in targets)}: {note}"
             self.trace.append(Step(view[0].path, decision.action, note=note, tokens=decision.tokens))
+            self.keep(decision.keep)
             if decision.action == "answer":
+                self.reply = decision.reply
                 break
             if decision.action == "up":
                 if not can_go_up:
@@ -272,31 +404,30 @@ class DocNavigation:
         return self.pages
 
 
-def _page_text(page: Page) -> str:
-    """What navigation shows of a page: title, whole summary and, for a subject, its values (the
-    reading, then the whole evidence sentence). Over PAGE_CHARS, whole values are left out with a
-    count, so the model never sees a clause cut mid-sentence."""
+def _item_line(item: Evidence) -> str:
+    return f"[{item.id}] {item.label}: {' '.join(item.text.split())}"
+
+
+def _page_text(page: Page, items: list[Evidence]) -> tuple[str, int]:
+    """What navigation shows of a page, and how many of its values it leaves out: the title, then
+    its evidence items with their ids (the summary; for a subject each value as its reading and
+    whole evidence sentence). Over PAGE_CHARS whole values are left out with a count, so the model
+    never sees a clause cut mid-sentence."""
     lines = [f"# {page.title}"]
-    if page.summary:
-        lines.append(" ".join(page.summary.split()))
-    if page.kind == "subject":
-        if page.meta.get("aliases"):
-            lines.append("Also called: " + ", ".join(map(str, page.meta["aliases"])))
-        left = 0
-        used = sum(len(line) + 1 for line in lines)
-        for fld in page.meta.get("fields") or []:
-            for value in fld.get("values") or []:
-                reading = " ".join(str(value.get("value") or "").split())
-                text = " ".join(str(value.get("text", "")).split())
-                line = f"- {fld.get('name', '')}: {reading} | {text}" if reading else f"- {fld.get('name', '')}: {text}"
-                if used + len(line) > PAGE_CHARS and len(lines) > 2:
-                    left += 1
-                    continue
-                lines.append(line)
-                used += len(line) + 1
-        if left:
-            lines.append(f"({left} more value(s) on this page, given to the answer step)")
-    return "\n".join(lines)
+    if page.kind == "subject" and page.meta.get("aliases"):
+        lines.append("Also called: " + ", ".join(map(str, page.meta["aliases"])))
+    left = 0
+    used = sum(len(line) + 1 for line in lines)
+    for item in items:
+        line = _item_line(item)
+        if used + len(line) > PAGE_CHARS and len(lines) > 2:
+            left += 1
+            continue
+        lines.append(line)
+        used += len(line) + 1
+    if left:
+        lines.append(f"({left} more value(s) on this page, not shown)")
+    return "\n".join(lines), left
 
 
 def whole_sentences(text: str, limit: int) -> str:

@@ -4,11 +4,14 @@
    others do not share) goes to it; otherwise every document is searched.
 2. Search: the passages of each document's subject pages (and the source's own passages where no page
    holds the text) are ranked by BM25 plus the question words that name their clause
-   (`query.clause_search`). The reader reads the best few passages only, not whole pages.
-3. Answer: a clause supports an answer when it holds at least `FOUND_COVERAGE` of the question's
-   information (idf mass; a word the document never uses counts as the rarest), so one shared common
-   word is not an answer. The answer starts at the clause heading and runs through the passage. When
-   several documents answer about equally well, each answers.
+   (`query.clause_search`). The reader reads the best `READ` distinct passages only, not whole pages
+   (a span that several pages hold, such as a preamble naming the parties, is read once).
+3. Answer: the passages read support an answer when the best one scores well against an ideal passage
+   and the clause of one holds enough of the question's information (idf mass; a word the document
+   never uses counts as the rarest), the two weighed together (`_supported`); and what was read holds
+   at least two of the question's words, so one shared common word is not an answer. The answer cites
+   the clause holding most of the question, from its heading, then the passages scoring close to the
+   best. When several documents answer about equally well, each answers.
 
 `DocContext` and `search_source` (flat BM25 over source.txt passages) serve the chunks baseline and the
 model's fallback.
@@ -19,22 +22,25 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from hti_git.compile.structure import split_passages
-from hti_git.index.layout import SOURCE_FILE, LineMap
+from hti_git.index.layout import SOURCE_FILE
+from hti_git.index.linemap import LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import BM25, terms
-from hti_git.query.answer import Answer, Citation, Step
 from hti_git.query.clause_search import ClauseIndex, Unit, clause_index, coverage, question_stems
+from hti_git.query.types import Answer, Citation, Step
+from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
 from hti_git.tokens import estimate_tokens
 
-FOUND_COVERAGE = 0.3  # share of the question's idf mass one clause must hold to be an answer
-READ = 3  # passages the reader reads: the best ones by rank
-CLOSE = 0.6  # a runner-up passage scoring this share of the best is cited too
+FOUND_COVERAGE = 0.28  # share of the question's idf mass the best clause read holds ...
+FOUND_STRENGTH = 0.2  # ... and the best passage's score as a share of an ideal one's: see _supported
+READ = 6  # distinct passages the reader reads: the best ones by rank (~550 tokens on CUAD)
+CLOSE = 0.4  # a runner-up passage scoring this share of the best is cited too
 DOC_CLOSE = 0.9  # documents whose coverage is this share of the best one each answer
 MAX_SPAN = 2000  # characters from a clause heading to the end of the cited passage
-MAX_CITATIONS = 3
-MIN_MATCHED_TERMS = 2  # distinct question words an answering clause must hold (all, when fewer)
+MAX_CITATIONS = 6
+SOURCE_PASSAGES = 3  # flat BM25 over source.txt (the baseline, the fallback): passages returned
+MIN_MATCHED_TERMS = 2  # distinct question words the passages read must hold (all, when fewer)
 FOUND_RATIO = 0.2  # best passage score / ideal score (the chunks baseline's offline answer rule)
 ROUTE_CATALOG_DOCS = 12  # in a larger corpus, documents searched: the best by the catalogue's routing terms
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
@@ -127,12 +133,11 @@ class _Hit:
 
 
 def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace: list[Step]) -> _Hit | None:
-    """Read the `read` best passages; the answer is the clause holding most of the question, if enough."""
+    """Read the `read` best distinct passages; answer when they hold enough of the question (`_supported`),
+    citing the clause holding most of it and the passages that score close to the best."""
     groups = index.expand(q)
     weights = [index.weight(g) for g in groups]
-    scored = sorted(((index.score(groups, weights, u), i) for i, u in enumerate(index.units)
-                     if use_source or u.category != "source"), key=lambda x: (-x[0], x[1]))
-    top = [(sc, index.units[i]) for sc, i in scored[:read] if sc > 0]
+    top = _ranked(index, groups, weights, use_source)[:read]
     best_cover, best_unit = 0.0, None
     for sc, u in top:
         cover = coverage(groups, weights, _clause_words(index, u))
@@ -140,14 +145,41 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
                           tokens=estimate_tokens(_read_text(index, u))))
         if cover > best_cover:
             best_cover, best_unit = cover, u
-    if best_unit is None or best_cover < FOUND_COVERAGE:
+    if best_unit is None:
         return None
-    words = _clause_words(index, best_unit)
+    strength = top[0][0] / index.ideal(weights)
+    if not _supported(strength, best_cover):
+        return None
+    words = set().union(*(_clause_words(index, u) for _, u in top))
     if sum(1 for g in groups if g & words) < min(MIN_MATCHED_TERMS, len(groups)):
-        return None  # "Is there a liability cap?": a clause on liability with no cap is not the answer
+        return None  # "Is there a liability cap?": clauses on liability, none with a cap, are not the answer
     first = next(sc for sc, u in top if u is best_unit)
     cited = [best_unit] + [u for sc, u in top if u is not best_unit and sc >= first * CLOSE]
     return _Hit(index.doc, best_cover, cited[:MAX_CITATIONS])
+
+
+def _ranked(index: ClauseIndex, groups: list[set[str]], weights: list[float],
+            use_source: bool) -> list[tuple[float, Unit]]:
+    """Passages by score, best first, each span once (a party's page and its clause may share one)."""
+    scored = sorted(((index.score(groups, weights, u), i) for i, u in enumerate(index.units)
+                     if use_source or u.category != "source"), key=lambda x: (-x[0], x[1]))
+    out, seen = [], set()
+    for sc, i in scored:
+        u = index.units[i]
+        if sc <= 0:
+            break
+        if (u.start, u.end) not in seen:
+            seen.add((u.start, u.end))
+            out.append((sc, u))
+    return out
+
+
+def _supported(strength: float, cover: float) -> bool:
+    """Whether the passages read answer the question: the best passage's score as a share of an ideal
+    passage's (`strength`) and the largest share of the question's information one clause read holds
+    (`cover`), weighed together so that either may carry the other (on CUAD, either alone separated
+    present from absent clauses less well than the two together)."""
+    return strength / FOUND_STRENGTH + cover / FOUND_COVERAGE >= 2
 
 
 def _clause_words(index: ClauseIndex, unit: Unit) -> set[str]:
@@ -231,7 +263,7 @@ def _merge_short(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def search_source(ctx: DocContext, q: list[str], k: int = MAX_CITATIONS) -> list[_Candidate]:
+def search_source(ctx: DocContext, q: list[str], k: int = SOURCE_PASSAGES) -> list[_Candidate]:
     """The `k` best BM25 passages of the whole source.txt (the fallback, and the RAG baseline)."""
     scored = sorted(((ctx.model.score(q, i), i) for i in range(len(ctx.passages))), key=lambda x: (-x[0], x[1]))[:k]
     return [
@@ -246,7 +278,7 @@ def _pick(found: list[_Candidate], best: _Candidate) -> list[_Candidate]:
     ranked = sorted(found, key=lambda c: (-c.score, c.page, c.start))
     out: list[_Candidate] = []
     for c in ranked:
-        if c.score < best.score * 0.6 or len(out) >= MAX_CITATIONS:
+        if c.score < best.score * 0.6 or len(out) >= SOURCE_PASSAGES:
             break
         if any(c.start < o.end and o.start < c.end for o in out):
             continue

@@ -161,13 +161,18 @@ def init(ctx: click.Context, directory: str, as_json: bool) -> None:
 @click.option("--max-tokens", type=click.IntRange(min=1), default=None,
               help="Stop a document's compile before it spends more tokens (nothing is committed for it).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the model response cache.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where documents are built: here, or on a Ray cluster (pip install 'hti-git[ray]'); "
+                   "this process still reads the sources and makes the commits.")
+@click.option("--ray-address", default=None, metavar="ADDRESS",
+              help="The Ray cluster to join (as ray.init(address=...)); default: a local Ray instance.")
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (a list, one per document).")
 @click.pass_context
 def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc_name: str | None,
             branch: str | None, in_place: bool, replace: bool, jobs: int | None, one_commit: bool,
             include_all: bool, model: str | None,
             schema_file: str | None, estimate: bool, max_tokens: int | None, no_cache: bool,
-            as_json: bool) -> None:
+            executor: str, ray_address: str | None, as_json: bool) -> None:
     """Compile documents into the index and commit each one.
 
     INPUTS are files (.txt .md .pdf .html .docx), folders (searched recursively) or quoted glob
@@ -191,10 +196,17 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
       hti-git compile a.pdf b.docx contracts/ 'filings/*.html' -j 4 --json
       hti-git compile contract.pdf --model gpt-5-mini --estimate
       hti-git compile contracts/ --schema schema.yaml --max-tokens 200000
+      hti-git compile contracts/ --executor ray --ray-address auto -j 32
     """
     from hti_git.compile.batch import CompileRequest, run_compile
 
     repo, settings = _repo(ctx)
+    if ray_address and executor != "ray":
+        raise click.UsageError("--ray-address goes with --executor ray")
+    if executor == "ray" and not estimate:
+        from hti_git.compile.distributed import require_ray
+
+        require_ray()  # before any work: a one-line error when Ray is not installed
     request = CompileRequest(list(inputs), method=method, doc=doc_name, branch=branch, in_place=in_place,
                              replace=replace, jobs=jobs, one_commit=one_commit, include_all=include_all,
                              model=model, schema_file=schema_file, max_tokens=max_tokens, no_cache=no_cache)
@@ -258,7 +270,8 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
 
     try:
         batch = run_compile(repo, plan, on_start=on_start, on_done=on_done,
-                            progress=on_progress if show_stage else None)
+                            progress=on_progress if show_stage else None, executor=executor,
+                            ray_address=ray_address)
     finally:
         clear_line()
     if as_json:

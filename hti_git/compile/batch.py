@@ -16,10 +16,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hti_git.compile.pipeline import CompileResult, PreparedCompile, commit_prepared, prepare_compile
+from hti_git.compile.pipeline import (
+    CompileJob,
+    CompileResult,
+    PreparedCompile,
+    commit_prepared,
+    plan_compile,
+    prepare_compile,
+)
 from hti_git.config import Settings
-from hti_git.errors import HtiError, OptionError, SourceError
+from hti_git.errors import HtiError, OptionError, SourceError, UsageError
 from hti_git.index.slug import doc_slug, name_slug
+from hti_git.llm.cache import CACHE_FILE
 from hti_git.sources import SUPPORTED_SUFFIXES, SourceText, load_source
 from hti_git.store import IndexRepo
 
@@ -205,6 +213,8 @@ def compile_many(
     include_all: bool = False,
     on_start: Callable[[int, list[dict[str, str]]], None] | None = None,
     on_done: Callable[[CompileResult | None, dict[str, str] | None], None] | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
     **options: Any,
 ) -> BatchResult:
     """Compile every input; each document becomes its own commit (or one commit with one_commit).
@@ -238,7 +248,17 @@ def compile_many(
         planned.append(path)
 
     parallel = max(1, min(jobs, len(planned)))
-    if parallel > 1:
+    remote = None
+    if executor == "ray" and planned:
+        from hti_git.compile.distributed import RayExecutor
+
+        standard = options.get("standard")
+        no_cache = standard is not None and standard.no_cache
+        remote = RayExecutor(ray_address, settings.concurrency, None if no_cache else repo.hti_dir / CACHE_FILE,
+                             options.get("method") or settings.resolved_method())
+    elif executor != "local":
+        raise UsageError(f"unknown executor {executor!r}; use local or ray")
+    if parallel > 1 and remote is None:
         # `concurrency` bounds the model calls in flight across the whole run: documents prepared
         # in parallel share it evenly (each runs its own event loop, so they cannot share a semaphore).
         settings = settings.with_overrides(concurrency=max(1, settings.concurrency // parallel))
@@ -257,16 +277,47 @@ def compile_many(
                 opened.append(r)
         return r
 
-    def prepare(path: Path) -> PreparedCompile | dict[str, str]:
+    def failure(path: Path, exc: HtiError) -> dict[str, str]:
+        return {"source": str(path), "error": str(exc) if isinstance(exc, SourceError) else f"{path}: {exc}"}
+
+    def prepare(path: Path) -> PreparedCompile | CompileJob | dict[str, str]:
         try:
-            return prepare_compile(worker_repo(), path, settings, source=reader.load(path), **options)
+            if remote is None:
+                return prepare_compile(worker_repo(), path, settings, source=reader.load(path), **options)
+            planned = plan_compile(worker_repo(), path, settings, source=reader.load(path), **options)
+            if isinstance(planned, CompileJob) and planned.standard is not None:
+                from hti_git.compile.standard import load_templates
+
+                # workers have no repository: they get its prompt templates with the job
+                planned.standard.templates = load_templates(repo.root, planned.standard.schema is None)
+            return planned
         except HtiError as exc:
-            return {"source": str(path), "error": str(exc) if isinstance(exc, SourceError) else f"{path}: {exc}"}
+            return failure(path, exc)
 
     commits = 0
     ready: list[tuple[int, PreparedCompile]] = []
+
+    def handle(order: int, path: Path, outcome: PreparedCompile) -> None:
+        nonlocal commits
+        if one_commit:
+            ready.append((order, outcome))
+            return
+        try:
+            result = commit_prepared(repo, [outcome])[0]
+        except HtiError as exc:
+            fail({"source": str(path), "error": f"{path}: {exc}"})
+            return
+        batch.results.append(result)
+        if result.commit:
+            commits += 1
+            if commits % MAINTAIN_EVERY == 0:
+                _maintain(repo)  # a long batch packs as it goes, not only at the end
+        if on_done:
+            on_done(result, None)
+
     reader = SourceReader(parallel, planned, settings.max_text_bytes)
     try:
+        sent: dict[Any, tuple[int, Path]] = {}
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             futures = {pool.submit(prepare, path): (i, path) for i, path in enumerate(planned)}
             for future in as_completed(futures):
@@ -274,22 +325,12 @@ def compile_many(
                 outcome = future.result()
                 if isinstance(outcome, dict):
                     fail(outcome)
-                    continue
-                if one_commit:
-                    ready.append((order, outcome))
-                    continue
-                try:
-                    result = commit_prepared(repo, [outcome])[0]
-                except HtiError as exc:
-                    fail({"source": str(path), "error": f"{path}: {exc}"})
-                    continue
-                batch.results.append(result)
-                if result.commit:
-                    commits += 1
-                    if commits % MAINTAIN_EVERY == 0:
-                        _maintain(repo)  # a long batch packs as it goes, not only at the end
-                if on_done:
-                    on_done(result, None)
+                elif isinstance(outcome, CompileJob):
+                    sent[remote.submit(outcome)] = (order, path)  # built on the cluster, committed below
+                else:
+                    handle(order, path, outcome)
+        if remote is not None and sent:
+            _collect(remote, sent, repo, handle, fail, failure)
         if one_commit and ready:
             committed = commit_prepared(repo, [p for _, p in sorted(ready, key=lambda item: item[0])], one_commit=True)
             batch.results += committed
@@ -300,6 +341,8 @@ def compile_many(
         reader.close()
         for r in opened:
             r.close()
+        if remote is not None:
+            remote.close()
     if any(r.commit for r in batch.results):
         _maintain(repo)  # pack loose objects once Git's threshold is passed (a count below it)
     return batch
@@ -312,13 +355,41 @@ def run_compile(
     on_start: Callable[[int, list[dict[str, str]]], None] | None = None,
     on_done: Callable[[CompileResult | None, dict[str, str] | None], None] | None = None,
     progress: Callable[[str], None] | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
 ) -> BatchResult:
     """`compile`: every document of a checked request, as compile_many runs them."""
     r = plan.request
     return compile_many(repo, list(r.inputs), plan.settings, jobs=r.jobs or 1, one_commit=r.one_commit,
                         include_all=r.include_all, on_start=on_start, on_done=on_done, method=plan.method,
                         doc=r.doc, branch=r.branch, in_place=r.in_place, replace=r.replace,
-                        standard=plan.standard, progress=progress)
+                        standard=plan.standard, progress=progress, executor=executor, ray_address=ray_address)
+
+
+def _collect(remote, sent: dict, repo: IndexRepo, handle, fail, failure) -> None:
+    """Commit each document built on the cluster as it finishes; the responses its worker fetched
+    from the model go into this repository's response cache."""
+    from hti_git.compile.distributed import task_error
+    from hti_git.llm.cache import ResponseCache
+
+    cache: ResponseCache | None = None
+    try:
+        for ref, value, error in remote.finished(list(sent)):
+            order, path = sent[ref]
+            if error is not None:
+                cause = task_error(error)
+                fail(failure(path, cause) if isinstance(cause, HtiError)
+                     else {"source": str(path), "error": f"{path}: {type(cause).__name__}: {cause}"})
+                continue
+            prepared, responses = value
+            if responses:
+                cache = cache or ResponseCache(repo.hti_dir / CACHE_FILE)
+                for key, completion in responses:
+                    cache.put(key, completion)
+            handle(order, path, prepared)
+    finally:
+        if cache is not None:
+            cache.close()
 
 
 def _maintain(repo: IndexRepo) -> None:

@@ -53,6 +53,9 @@ class StandardOptions:
     max_tokens: int | None = None  # stop (BudgetExceededError) before spending more
     provider: Provider | None = None  # tests inject a scripted provider
     reuse_schema: Schema | None = None  # set by the pipeline: the index's own schema, for an edited source
+    # Set by a distributed compile (compile/distributed.py), whose workers have no repository:
+    templates: dict[str, Template] | None = None  # the index repository's templates, read by the driver
+    cache: Any = None  # instead of opening the cache file: an object with get(key) and put(key, completion)
 
 
 @dataclass
@@ -107,7 +110,7 @@ def compile_standard(source: SourceText, settings: Settings, repo_root: Path | N
     """The merged, summarised record of `source`, built with the model Settings describe."""
     options = options or StandardOptions()
     client = build_client(settings, cache_path, no_cache=options.no_cache, provider=options.provider,
-                          max_total_tokens=options.max_tokens)
+                          max_total_tokens=options.max_tokens, cache=options.cache)
     try:
         return client.run([_compile(client, source, settings, repo_root, progress, options)])[0]
     finally:
@@ -117,7 +120,8 @@ def compile_standard(source: SourceText, settings: Settings, repo_root: Path | N
 async def _compile(client: ModelClient, source: SourceText, settings: Settings, repo_root: Path | None,
                    progress: Progress | None, options: StandardOptions) -> StandardBuild:
     given = options.schema or options.reuse_schema
-    templates = load_templates(repo_root, options.schema is None)
+    templates = (options.templates if options.templates is not None
+                 else load_templates(repo_root, options.schema is None))
     notes: list[str] = []
     track = _Tracker(client, progress, source.name)
 

@@ -23,7 +23,7 @@ from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
 from hti_git.eval.evidence import EvidenceLocator, overlaps
 from hti_git.query import lexical_nav as nav
-from hti_git.query.clause_search import clause_index, question_stems
+from hti_git.query.clause_search import clause_index, question_focus, question_stems
 from hti_git.store import IndexRepo
 from hti_git.workspace import init_index
 
@@ -50,8 +50,8 @@ def main() -> int:
                 if not gold:
                     continue
                 answer = nav.ask_fast(snap, q["question"], docs=[q["doc"]])
-                groups = index.expand(question_stems(q["question"]))
-                ranked = nav._ranked(index, groups, [index.weight(g) for g in groups], True)
+                groups, weights = nav.weighted(index, question_stems(q["question"]), question_focus(q["question"]))
+                ranked = nav._ranked(index, groups, weights, True)
                 rank = next((i for i, (_, u) in enumerate(ranked) if any(overlaps(nav._span(u), g) for g in gold)),
                             len(ranked))
                 hit = any(overlaps((c.start, c.end), g) for c in answer.citations for g in gold)

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hti_git.index.layout import LineMap
+from hti_git.index.linemap import LineMap
 from hti_git.index.page import Page
 from hti_git.store import IndexRepo
 from hti_git.text import canonical_sha256

@@ -24,7 +24,7 @@ from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
 from hti_git.eval.evidence import EvidenceLocator, overlaps
 from hti_git.lexical import question_terms
-from hti_git.query.lexical_nav import DocContext, ask_fast, search_source
+from hti_git.query.offline import DocContext, ask_fast, search_source
 from hti_git.store import IndexRepo
 from hti_git.workspace import init_index
 

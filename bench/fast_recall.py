@@ -3,7 +3,7 @@
 Compiles the six contracts with `fast` and, for each yes/no question with located gold evidence, finds
 the rank of the first passage (as read and cited) overlapping the gold. Prints, for all six, the tuned
 three and the held-out three: the evidence hit, how often the gold is among the passages read
-(`lexical_nav.READ`) and among the best 10 and 20, and the questions whose gold was read but which were
+(`offline.READ`) and among the best 10 and 20, and the questions whose gold was read but which were
 answered "not found". The gold-read count is the evidence hit's ceiling with a perfect "not found";
 reading more passages helps only as far as the top-10 and top-20 counts exceed it.
 
@@ -22,7 +22,7 @@ from benchlib import CUAD, bench_identity, require_cuad
 from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
 from hti_git.eval.evidence import EvidenceLocator, overlaps
-from hti_git.query import lexical_nav as nav
+from hti_git.query import offline as nav
 from hti_git.query.clause_search import clause_index, question_focus, question_stems
 from hti_git.store import IndexRepo
 from hti_git.workspace import init_index

@@ -12,13 +12,26 @@ from typing import Any
 import click
 
 from hti_git import __version__
-from hti_git.errors import ConfigError, HtiError
+from hti_git.errors import HtiError, OptionError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+class _Command(click.Command):
+    """Options the library refuses together read as the parser's own usage errors, with the hint."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OptionError as exc:
+            raise click.UsageError(str(exc), ctx) from None
+
+
 class _Group(click.Group):
     """Turns library errors into one-line messages and exit codes: no tracebacks for users."""
+
+    command_class = _Command
+    group_class = type  # subgroups (cache, schema) are _Groups too, so their commands are _Commands
 
     def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
         try:
@@ -148,13 +161,18 @@ def init(ctx: click.Context, directory: str, as_json: bool) -> None:
 @click.option("--max-tokens", type=click.IntRange(min=1), default=None,
               help="Stop a document's compile before it spends more tokens (nothing is committed for it).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the model response cache.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where documents are built: here, or on a Ray cluster (pip install 'hti-git[ray]'); "
+                   "this process still reads the sources and makes the commits.")
+@click.option("--ray-address", default=None, metavar="ADDRESS",
+              help="The Ray cluster to join (as ray.init(address=...)); default: a local Ray instance.")
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (a list, one per document).")
 @click.pass_context
 def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc_name: str | None,
             branch: str | None, in_place: bool, replace: bool, jobs: int | None, one_commit: bool,
             include_all: bool, model: str | None,
             schema_file: str | None, estimate: bool, max_tokens: int | None, no_cache: bool,
-            as_json: bool) -> None:
+            executor: str, ray_address: str | None, as_json: bool) -> None:
     """Compile documents into the index and commit each one.
 
     INPUTS are files (.txt .md .pdf .html .docx), folders (searched recursively) or quoted glob
@@ -178,38 +196,34 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
       hti-git compile a.pdf b.docx contracts/ 'filings/*.html' -j 4 --json
       hti-git compile contract.pdf --model gpt-5-mini --estimate
       hti-git compile contracts/ --schema schema.yaml --max-tokens 200000
+      hti-git compile contracts/ --executor ray --ray-address auto -j 32
     """
-    from hti_git.compile.batch import compile_many
+    from hti_git.compile.batch import CompileRequest, run_compile
 
     repo, settings = _repo(ctx)
-    if doc_name and (len(inputs) > 1 or Path(inputs[0]).is_dir()):
-        raise click.UsageError("--doc names one document; pass a single file with it")
-    settings = settings.with_overrides(model=model)
-    # --model asks for a model: without an endpoint that is an error naming what is missing, not fast
-    chosen = method or ("standard" if model and settings.method == "auto" else settings.resolved_method())
-    standard = None
-    if chosen == "standard":
-        from hti_git.compile.schema import load_schema_file
-        from hti_git.compile.standard import StandardOptions
+    if ray_address and executor != "ray":
+        raise click.UsageError("--ray-address goes with --executor ray")
+    if executor == "ray" and not estimate:
+        from hti_git.compile.distributed import require_ray
 
-        standard = StandardOptions(schema=load_schema_file(schema_file) if schema_file else None,
-                                   no_cache=no_cache, max_tokens=max_tokens)
-    elif schema_file or max_tokens:
-        raise click.UsageError("--schema and --max-tokens apply to the standard method only")
+        require_ray()  # before any work: a one-line error when Ray is not installed
+    request = CompileRequest(list(inputs), method=method, doc=doc_name, branch=branch, in_place=in_place,
+                             replace=replace, jobs=jobs, one_commit=one_commit, include_all=include_all,
+                             model=model, schema_file=schema_file, max_tokens=max_tokens, no_cache=no_cache)
+    plan = request.resolve(settings)
     if estimate:
-        from hti_git.compile.standard import estimate_inputs
+        from hti_git.compile.preview import estimate_inputs
 
-        rows = estimate_inputs(repo, list(inputs), settings, chosen, standard, doc=doc_name, include_all=include_all)
+        rows = estimate_inputs(repo, plan)
         if as_json:
             _emit_json(rows)
         else:
             for row in rows:
                 click.echo(_estimate_line(row))
         return
-    if chosen == "fast" and method is None and settings.method == "auto" and not as_json:
-        click.echo(f"Compiling with the offline 'fast' method; for 'standard': {settings.model_missing()}.",
-                   err=True)
-    single = len(inputs) == 1 and not Path(inputs[0]).is_dir() and not any(c in inputs[0] for c in "*?[")
+    if plan.fast_because and not as_json:
+        click.echo(f"Compiling with the offline 'fast' method; for 'standard': {plan.fast_because}.", err=True)
+    single = request.one_file
     terminal = not as_json and sys.stderr.isatty()
     show_bar, show_stage = terminal and not single, terminal and single
     width = shutil.get_terminal_size((100, 20)).columns - 1
@@ -254,21 +268,17 @@ def compile(ctx: click.Context, inputs: tuple[str, ...], method: str | None, doc
                 click.echo(f"  review it: hti-git diff {repo.current_branch() or 'HEAD'} {result.branch}")
         draw_bar()
 
-    if jobs is not None:
-        settings = settings.with_overrides(concurrency=jobs)  # -j bounds model calls, shared by the documents
     try:
-        batch = compile_many(repo, list(inputs), settings, jobs=jobs or 1, one_commit=one_commit,
-                             include_all=include_all, on_start=on_start, on_done=on_done, method=chosen,
-                             doc=doc_name, branch=branch, in_place=in_place, replace=replace, standard=standard,
-                             progress=on_progress if show_stage else None)
+        batch = run_compile(repo, plan, on_start=on_start, on_done=on_done,
+                            progress=on_progress if show_stage else None, executor=executor,
+                            ray_address=ray_address)
     finally:
         clear_line()
     if as_json:
         _emit_json(batch.to_list())
     if batch.failures:
         if not single and not as_json:  # each failure was printed once, as it happened
-            total = len(batch.results) + len(batch.failures)
-            click.echo(f"{len(batch.failures)} of {total} document(s) failed (see the 'failed' lines above)",
+            click.echo(f"{len(batch.failures)} of {batch.total} document(s) failed (see the 'failed' lines above)",
                        err=True)
         ctx.exit(1)
 
@@ -298,8 +308,8 @@ def _estimate_line(row: dict) -> str:
     if row.get("unchanged"):
         return f"estimate   {row['doc']}: unchanged, no model calls"
     return (f"estimate   {row['doc']}: {row['calls']} model calls{cached}, ~{row['input_tokens']:,} input tokens "
-            f"({row['ratio']:g}x the document's {row['document_tokens']:,}), ~{row['output_tokens']:,} output tokens "
-            f"({row['output_ratio']:g}x); {row['chunks']} chunk(s) of ~{row['chunk_chars']:,} characters")
+            f"({row['ratio']:.2f}x the document's {row['document_tokens']:,}), ~{row['output_tokens']:,} output tokens "
+            f"({row['output_ratio']:.2f}x); {row['chunks']} chunk(s) of ~{row['chunk_chars']:,} characters")
 
 
 @main.command(context_settings=CONTEXT)
@@ -566,20 +576,10 @@ def check(ctx: click.Context, model: str | None, as_json: bool) -> None:
       OPENAI_BASE_URL=http://localhost:11434/v1 HTI_MODEL=llama3.1 hti-git check
     """
     from hti_git.llm.check import check_endpoint
-    from hti_git.workspace import open_index
+    from hti_git.workspace import model_setup
 
-    try:
-        repo, settings = open_index(ctx.obj["dir"])
-        root = None if repo.bare else repo.root
-        repo.close()
-    except HtiError:
-        from hti_git.config import load_settings
-
-        settings, root = load_settings(None), None
-    settings = settings.with_overrides(model=model)
-    if not settings.model_configured():
-        raise ConfigError(f"no usable model endpoint: {settings.model_missing()}")
-    report = check_endpoint(settings, root)
+    setup = model_setup(ctx.obj["dir"], model)
+    report = check_endpoint(setup.settings, setup.root)
     if as_json:
         _emit_json(report)
     else:
@@ -755,21 +755,12 @@ def schema_discover(ctx: click.Context, docs: tuple[str, ...], output: str, mode
       hti-git schema discover contracts/ -o schema.yaml
       hti-git schema discover a.pdf b.pdf --model gpt-5-mini -o -
     """
-    from hti_git.compile.pipeline import CACHE_FILE
+    from hti_git.compile.preview import propose_schema
     from hti_git.compile.schema import dump_schema_yaml
-    from hti_git.compile.standard import propose_schema
-    from hti_git.config import load_settings
-    from hti_git.errors import NotARepositoryError, UsageError
+    from hti_git.workspace import model_setup
 
-    try:
-        repo, settings = _repo(ctx)
-        root, cache_path = repo.root, repo.hti_dir / CACHE_FILE
-    except NotARepositoryError:  # a schema can be proposed before any index exists
-        root, cache_path, settings = None, None, load_settings(None)
-    settings = settings.with_overrides(model=model)
-    if not settings.model_configured():
-        raise UsageError(f"schema discover needs a model endpoint: {settings.model_missing()}")
-    result = propose_schema(list(docs), settings, root, cache_path, no_cache=no_cache)
+    setup = model_setup(ctx.obj["dir"], model)  # a schema can be proposed before any index exists
+    result = propose_schema(list(docs), setup.settings, setup.root, setup.cache_path, no_cache=no_cache)
     data = dump_schema_yaml(result["schema"])
     if output == "-":
         click.echo(data.decode("utf-8"), nl=False)

@@ -13,6 +13,10 @@ class UsageError(HtiError):
     exit_code = 2
 
 
+class OptionError(UsageError):
+    """Options that do not go together; the CLI adds where to read the command's usage."""
+
+
 class NotARepositoryError(HtiError):
     """The directory is not an hti-git index repository."""
 

@@ -19,12 +19,13 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from hti_git.compile.structure import split_passages
 from hti_git.config import load_settings
 from hti_git.errors import HtiError, UsageError
-from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LineMap, render_subject
+from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, render_subject
+from hti_git.index.linemap import LineMap
 from hti_git.index.tree import list_documents, requested_documents, source_page_starts
 from hti_git.lexical import BM25, question_terms, terms
+from hti_git.sources.passages import split_passages
 from hti_git.store import IndexRepo, Snapshot
 from hti_git.tokens import estimate_tokens
 

@@ -2,7 +2,7 @@
 
 A full stop ends a sentence only before a capital, a digit or an opening bracket, and not after an
 abbreviation ("Inc.", "U.S."), an initial or a short section number; paragraph breaks and list
-items ("(a)", "7.10", "Section 4") end one too. No package imports: compile and query both use it.
+items ("(a)", "7.10", "Section 4") end one too. No package imports: compile, query and sources use it.
 """
 
 from __future__ import annotations
@@ -115,3 +115,10 @@ def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+def skip_space(text: str, i: int) -> int:
+    """The first offset at or after `i` that is not whitespace (len(text) when none is)."""
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i

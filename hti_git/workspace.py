@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import hti_git
 from hti_git.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT, Settings, load_settings
-from hti_git.errors import NotAnIndexError
+from hti_git.errors import ConfigError, NotAnIndexError, NotARepositoryError
 from hti_git.store import IndexRepo, init_repository
 
 # catalog.jsonl merges as a union of lines: two branches that each compiled other documents merge
@@ -71,3 +72,36 @@ def is_index(repo: IndexRepo) -> bool:
     if not repo.bare and (repo.root / CONFIG_FILE).is_file():
         return True
     return repo.snapshot("HEAD").exists(CONFIG_FILE)
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSetup:
+    """What a command that only calls the model (`check`, `schema discover`) takes from where it runs."""
+
+    settings: Settings
+    root: Path | None = None  # the index's working tree, for its templates/; None outside one or when bare
+    cache_path: Path | None = None  # the index's response cache; None outside an index
+
+
+def model_setup(path: str | Path = ".", model: str | None = None) -> ModelSetup:
+    """An index repository's model settings, templates and cache, or, outside one (no Git repository,
+    or one `hti-git init` never made an index), the environment's settings alone.
+
+    `model` overrides the model. Raises ConfigError when no usable endpoint is configured, and for an
+    invalid hti.yaml, as every command does.
+    """
+    from hti_git.llm.cache import CACHE_FILE  # hti_git.llm loads the model client: only when asked
+
+    try:
+        repo, settings = open_index(path)
+    except NotARepositoryError:  # NotAnIndexError too: a schema can be proposed before any index exists
+        setup = ModelSetup(load_settings(None))
+    else:
+        try:
+            setup = ModelSetup(settings, None if repo.bare else repo.root, repo.hti_dir / CACHE_FILE)
+        finally:
+            repo.close()
+    settings = setup.settings.with_overrides(model=model)
+    if not settings.model_configured():
+        raise ConfigError(f"no usable model endpoint: {settings.model_missing()}")
+    return dataclasses.replace(setup, settings=settings)

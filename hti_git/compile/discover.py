@@ -15,8 +15,7 @@ from hti_git.compile.schema import Schema, schema_from_data
 from hti_git.compile.structure import find_headings
 from hti_git.errors import ModelError
 from hti_git.llm.client import ModelClient
-from hti_git.llm.prompts import Template
-from hti_git.query.evidence import fence
+from hti_git.llm.prompts import Template, fence
 from hti_git.sources.types import SourceText
 from hti_git.tokens import estimate_tokens
 

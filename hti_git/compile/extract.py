@@ -24,9 +24,8 @@ from hti_git.compile.sizing import MIN_CHUNK_CHARS, SUBJECT_REPLY_TOKENS
 from hti_git.index.model import FieldValue
 from hti_git.index.slug import slugify
 from hti_git.llm.client import ModelClient
-from hti_git.llm.prompts import Template
+from hti_git.llm.prompts import Template, fence
 from hti_git.llm.provider import TruncatedError
-from hti_git.query.evidence import fence
 from hti_git.sentences import strip_span, widen_to_sentence
 from hti_git.sources.types import Chunk
 from hti_git.text import clean_line

@@ -16,6 +16,7 @@ from hti_git.index.plural import counted
 from hti_git.index.slug import unique_slug
 from hti_git.lexical import BM25, STOPWORDS, keywords, stem
 from hti_git.sentences import strip_span
+from hti_git.sources.passages import split_passages
 from hti_git.sources.types import SourceText
 
 _ORG = re.compile(r"\b(Inc|Corp|Corporation|Company|LLC|L\.L\.C|Ltd|Limited|GmbH|S\.A|N\.V|plc|LP|L\.P|individual|bank|association|trust)\b", re.I)
@@ -139,7 +140,7 @@ def _section_subject(text: str, section: structure.Section, body_start: int, tak
         head_end -= 1
     if section.title != "Preamble" and head_end > section.start:
         subject.fields["heading"] = [FieldValue(text[section.start:head_end], [(section.start, head_end)])]
-    passages = structure.split_passages(text, body_start, section.end)
+    passages = split_passages(text, body_start, section.end)
     subject.fields["text"] = [FieldValue(text[s:e], [(s, e)]) for s, e in passages]
     body = text[body_start: section.end]
     subject.summary = structure.first_sentence(body) if body.strip() else section.title

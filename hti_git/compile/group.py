@@ -13,8 +13,7 @@ from hti_git.index.layout import LayoutOptions
 from hti_git.index.model import Category, Subject
 from hti_git.index.slug import unique_slug
 from hti_git.llm.client import ModelClient
-from hti_git.llm.prompts import Template
-from hti_git.query.evidence import fence
+from hti_git.llm.prompts import Template, fence
 from hti_git.text import clean_line
 from hti_git.tokens import estimate_tokens
 

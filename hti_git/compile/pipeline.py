@@ -191,7 +191,37 @@ def is_current(provenance: dict[str, Any] | None, identity: dict[str, Any], sour
             and (provenance.get("source") or {}).get("sha256") == "sha256:" + source.sha256)
 
 
+@dataclass
+class CompileJob:
+    """A document planned for compiling: everything build_compile needs, no repository (picklable)."""
+
+    result: CompileResult
+    source: SourceText
+    settings: Settings
+    method: str
+    identity: dict[str, Any]
+    standard: StandardOptions | None
+    origin: str  # the source's path relative to the repository (the HTI-Sources trailer)
+    existing: bool  # the document has an index already (the commit says "Recompile")
+    branch: str | None  # where to commit: None the current branch, "" a branch named after the settings
+    seconds_before: float = 0.0  # time spent planning
+
+
 def prepare_compile(
+    repo: IndexRepo,
+    path: str | Path,
+    settings: Settings,
+    **options: Any,
+) -> PreparedCompile:
+    """Read (unless `source` is given, already read from `path`), compile and lay out one document;
+    nothing is written to the repository."""
+    planned = plan_compile(repo, path, settings, **options)
+    if isinstance(planned, PreparedCompile):
+        return planned
+    return build_compile(planned, None if repo.bare else repo.root, repo.hti_dir / CACHE_FILE, options.get("progress"))
+
+
+def plan_compile(
     repo: IndexRepo,
     path: str | Path,
     settings: Settings,
@@ -204,9 +234,10 @@ def prepare_compile(
     progress: Progress | None = None,
     standard: StandardOptions | None = None,
     source: SourceText | None = None,
-) -> PreparedCompile:
-    """Read (unless `source` is given, already read from `path`), compile and lay out one document;
-    nothing is written to the repository."""
+) -> PreparedCompile | CompileJob:
+    """Read the source (unless given), decide what a compile of it does, against the repository:
+    a PreparedCompile with nothing to commit when the index is already current, else the job to
+    build. Writes nothing."""
     started = time.perf_counter()
     note = progress or (lambda _msg: None)
     if repo.bare:
@@ -248,13 +279,29 @@ def prepare_compile(
         # A new version of the source, same settings: compile against the index's own schema, so
         # categories stay put and unchanged chunks are answered from the cache.
         standard.reuse_schema = existing_schema(head, doc)
+    job = CompileJob(result, source, settings, method, identity, standard, origin, existing is not None,
+                     branch if branch is not None else (None if existing is None or same_identity or in_place else ""),
+                     round(time.perf_counter() - started, 3))
+    return job
+
+
+def build_compile(job: CompileJob, repo_root: Path | None, cache_path: Path | None,
+                  progress: Progress | None = None) -> PreparedCompile:
+    """Compile and lay out a planned document: the files, message, trailers and catalogue entry.
+
+    Reads no repository: `repo_root` only locates the prompt templates (unless the job carries
+    them) and `cache_path` the response cache (unless the job's options carry a cache), so it runs
+    as well in a worker of another machine (compile/distributed.py) as here.
+    """
+    started = time.perf_counter()
+    note = progress or (lambda _msg: None)
+    result, source, method, doc = job.result, job.source, job.method, job.result.doc
     note(f"compiling {doc} ({method})")
-    built = build_record(method, source, settings, None if repo.bare else repo.root, note, standard,
-                         repo.hti_dir / CACHE_FILE)
+    built = build_record(method, source, job.settings, repo_root, note, job.standard, cache_path)
     schema_sha = canonical_sha256(built.schema)
-    provenance = provenance_for(source, identity, schema_sha, built.usage)
+    provenance = provenance_for(source, job.identity, schema_sha, built.usage)
     provenance["prompts"] = dict(sorted(built.prompts.items()))
-    layout_options = LayoutOptions(settings.page_budget, settings.fanout)
+    layout_options = LayoutOptions(job.settings.page_budget, job.settings.fanout)
     pages = build_pages(doc, built.record, source, provenance, layout_options)
     files = {p.path: p.render() for p in pages}
     files[f"{doc}/{SOURCE_FILE}"] = source.text.encode("utf-8")
@@ -265,28 +312,28 @@ def prepare_compile(
     root_page = next(p for p in pages if p.path == f"{doc}/{INDEX_FILE}")
     catalog_entry = make_entry(doc, root_page, inside, tree_sha(inside))
 
-    target_branch = branch
-    if target_branch is None and existing is not None and not same_identity and not in_place:
-        label = (identity.get("model") or {}).get("name") or method
+    target_branch = job.branch
+    if target_branch == "":  # a recompile under other settings: its own branch, named after them
+        label = (job.identity.get("model") or {}).get("name") or method
         target_branch = f"hti/{doc}/{slugify(label, 40)}-{schema_sha.split(':')[1][:8]}"
     usage_total = built.usage.get("total", built.usage)
     trailers = {
         "HTI-Doc": doc,
         "HTI-Method": method,
-        "HTI-Model": (identity.get("model") or {}).get("name") or "none",
+        "HTI-Model": (job.identity.get("model") or {}).get("name") or "none",
         "HTI-Source-SHA256": "sha256:" + source.sha256,  # the form provenance and schema hashes take
         "HTI-Schema": schema_sha,
         "HTI-Pages": str(len(pages)),
         **usage_trailers(usage_total),
-        SOURCES_TRAILER: json.dumps({doc: origin}, ensure_ascii=False),
+        SOURCES_TRAILER: json.dumps({doc: job.origin}, ensure_ascii=False),
     }
-    verb = "Recompile" if existing is not None else "Compile"
+    verb = "Recompile" if job.existing else "Compile"
     message = f"{verb} {doc} ({method})\n\nSource: {source.name}, {len(source.text):,} chars; {len(pages)} pages."
     result.pages = len(pages)
     result.subjects = sum(1 for p in pages if p.kind == "subject" and "continues" not in p.meta)
     result.usage = usage_total
     result.warnings = list(source.warnings) + list(built.notes)
-    result.seconds = round(time.perf_counter() - started, 3)
+    result.seconds = round(job.seconds_before + time.perf_counter() - started, 3)
     return PreparedCompile(result, files, message, trailers, target_branch, catalog_entry)
 
 

@@ -53,6 +53,9 @@ class StandardOptions:
     max_tokens: int | None = None  # stop (BudgetExceededError) before spending more
     provider: Provider | None = None  # tests inject a scripted provider
     reuse_schema: Schema | None = None  # set by the pipeline: the index's own schema, for an edited source
+    # Set by a distributed compile (compile/distributed.py), whose workers have no repository:
+    templates: dict[str, Template] | None = None  # the index repository's templates, read by the driver
+    cache: Any = None  # instead of opening the cache file: an object with get(key) and put(key, completion)
 
 
 @dataclass
@@ -107,7 +110,7 @@ def compile_standard(source: SourceText, settings: Settings, repo_root: Path | N
     """The merged, summarised record of `source`, built with the model Settings describe."""
     options = options or StandardOptions()
     client = build_client(settings, cache_path, no_cache=options.no_cache, provider=options.provider,
-                          max_total_tokens=options.max_tokens)
+                          max_total_tokens=options.max_tokens, cache=options.cache)
     try:
         return client.run([_compile(client, source, settings, repo_root, progress, options)])[0]
     finally:
@@ -117,7 +120,8 @@ def compile_standard(source: SourceText, settings: Settings, repo_root: Path | N
 async def _compile(client: ModelClient, source: SourceText, settings: Settings, repo_root: Path | None,
                    progress: Progress | None, options: StandardOptions) -> StandardBuild:
     given = options.schema or options.reuse_schema
-    templates = load_templates(repo_root, options.schema is None)
+    templates = (options.templates if options.templates is not None
+                 else load_templates(repo_root, options.schema is None))
     notes: list[str] = []
     track = _Tracker(client, progress, source.name)
 
@@ -294,79 +298,3 @@ def estimate_standard(source: SourceText, settings: Settings, repo_root: Path | 
         "output_ratio": round(total_out / max(1, document), 2),
         "stages": stages,
     }
-
-
-def estimate_inputs(repo, inputs: list[str], settings: Settings, method: str,
-                    options: StandardOptions | None = None, doc: str | None = None,
-                    include_all: bool = False) -> list[dict[str, Any]]:
-    """`compile --estimate`: per document, what a compile would spend now (zero calls made).
-
-    A document whose index is current (same source, same settings) costs nothing; one whose index
-    exists under the same settings is estimated against its own schema and the response cache.
-    """
-    from hti_git.compile.batch import expand_inputs
-    from hti_git.compile.pipeline import (
-        CACHE_FILE,
-        compile_identity,
-        existing_schema,
-        is_current,
-        same_settings,
-    )
-    from hti_git.errors import HtiError
-    from hti_git.index.layout import INDEX_FILE
-    from hti_git.index.slug import doc_slug, name_slug
-    from hti_git.sources import load_source
-
-    doc_name = doc
-    paths, failures = expand_inputs(inputs, include_all)
-    rows: list[dict[str, Any]] = [{"source": f["source"], "error": f["error"]} for f in failures]
-    head = repo.snapshot("HEAD")
-    options = options or StandardOptions()
-    for path in paths:
-        try:
-            source = load_source(path, settings.max_text_bytes)
-        except HtiError as exc:
-            rows.append({"source": str(path), "error": str(exc)})
-            continue
-        doc = name_slug(doc_name, 80) if doc_name else doc_slug(source.name)  # as the compile names it
-        row: dict[str, Any] = {"doc": doc, "source": str(path), "method": method}
-        if method != "standard":
-            rows.append({**row, "calls": 0, "cached_calls": 0, "input_tokens": 0})
-            continue
-        identity, _ = compile_identity(method, settings, repo.root, options)
-        root = f"{doc}/{INDEX_FILE}"
-        existing = head.page(root).meta.get("provenance", {}) if head.exists(root) else None
-        schema = options.schema or (existing_schema(head, doc) if same_settings(existing, identity) else None)
-        estimate = estimate_standard(source, settings, repo.root, schema, repo.hti_dir / CACHE_FILE)
-        if is_current(existing, identity, source):
-            estimate.update(calls=0, cached_calls=0, input_tokens=0, output_tokens=0, ratio=0.0, output_ratio=0.0,
-                            stages={}, unchanged=True)
-        rows.append({**row, **estimate})
-    return rows
-
-
-def propose_schema(inputs: list[str], settings: Settings, repo_root: Path | None, cache_path: Path | None, *,
-                   no_cache: bool = False, provider: Provider | None = None) -> dict[str, Any]:
-    """`schema discover`: one schema for a corpus, from a sample across its documents (one call).
-
-    Returns {"schema": Schema, "documents": [names], "usage": ledger dict, "notes": [...]}.
-    """
-    from hti_git.compile.batch import expand_inputs
-    from hti_git.errors import UsageError
-    from hti_git.sources import load_source
-
-    paths, failures = expand_inputs(inputs)
-    if failures:
-        raise UsageError(failures[0]["error"])
-    if not paths:
-        raise UsageError("no documents given")
-    sources = [load_source(path, settings.max_text_bytes) for path in paths]
-    client = build_client(settings, cache_path, no_cache=no_cache, provider=provider)
-    notes: list[str] = []
-    template = load_template("discover", repo_root)
-    try:
-        schema = client.run([discover_schema(client, template, sources, notes)])[0]
-    finally:
-        client.cache.close()
-    return {"schema": schema, "documents": [s.name for s in sources], "usage": client.ledger.to_dict(),
-            "notes": notes, "prompt": template.sha256}

@@ -10,7 +10,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from hti_git.compile.headings import Heading, find_headings
-from hti_git.sentences import strip_span
+from hti_git.sentences import skip_space
+from hti_git.sources.passages import SENTENCE_END
 
 __all__ = ["Heading", "Section", "find_headings", "find_sections"]
 
@@ -18,7 +19,6 @@ _SCENE = re.compile(r"^[ \t]*((?:\d+[ \t]+)?(?:INT\.|EXT\.|INT/EXT\.?|I/E\.?)[^\
 _CUE = re.compile(r"^[ \t]{2,}([A-Z][A-Z .'\-]{1,30})(?:[ \t]*\((?:V\.O\.|O\.S\.|CONT'D|O\.C\.)\))?[ \t]*$", re.M)
 _DEFINED = re.compile(r"[(\s][\"“]([A-Z][^\"”\n]{1,60}?)[\"”]")
 _PROPER = re.compile(r"\b([A-Z][a-z]+(?:[ \t]+(?:[A-Z][a-z]+|of|de|van|von))*(?:[ \t]+[A-Z][a-z]+)?)\b")
-_SENTENCE_END = re.compile(r"(?<=[.;:!?])[\"”)]?\s+(?=[\"“(\[]?[A-Z0-9])")
 
 
 @dataclass
@@ -50,7 +50,7 @@ def find_sections(text: str, headings: list[Heading] | None = None) -> list[Sect
     sections: list[Section] = []
     first = headings[0].start if headings else len(text)
     if text[:first].strip():
-        sections.append(Section("Preamble", _skip_space(text, 0), first, 1))
+        sections.append(Section("Preamble", skip_space(text, 0), first, 1))
     stack: list[Heading] = []
     for i, h in enumerate(headings):
         end = headings[i + 1].start if i + 1 < len(headings) else len(text)
@@ -63,12 +63,6 @@ def find_sections(text: str, headings: list[Heading] | None = None) -> list[Sect
         )
         stack.append(h)
     return [s for s in sections if s.end > s.start]
-
-
-def _skip_space(text: str, i: int) -> int:
-    while i < len(text) and text[i].isspace():
-        i += 1
-    return i
 
 
 def _skip_body_start(text: str, i: int, end: int) -> int:
@@ -84,42 +78,10 @@ def _trim_end(text: str, start: int, end: int) -> int:
     return end
 
 
-def split_passages(text: str, start: int, end: int, max_chars: int = 700) -> list[tuple[int, int]]:
-    """Spans of the paragraphs in text[start:end]; long paragraphs split at sentence ends."""
-    spans: list[tuple[int, int]] = []
-    for m in re.finditer(r"[^\n]+(?:\n(?!\s*\n)[^\n]+)*", text[start:end]):
-        p_start, p_end = start + m.start(), start + m.end()
-        while p_start < p_end and text[p_start].isspace():
-            p_start += 1
-        while p_end > p_start and text[p_end - 1].isspace():
-            p_end -= 1
-        if p_end <= p_start:
-            continue
-        if p_end - p_start <= max_chars:
-            spans.append((p_start, p_end))
-            continue
-        piece_start = p_start
-        cut_points = [p_start + s.start() for s in _SENTENCE_END.finditer(text[p_start:p_end])]
-        last_cut = p_start
-        for cut in cut_points + [p_end]:
-            if cut - piece_start > max_chars and last_cut > piece_start:
-                spans.append(strip_span(text, piece_start, last_cut))
-                piece_start = _skip_space(text, last_cut)
-            last_cut = cut
-        while p_end - piece_start > max_chars * 2:  # no sentence breaks at all: cut at spaces
-            cut = text.rfind(" ", piece_start, piece_start + max_chars)
-            cut = cut if cut > piece_start else piece_start + max_chars
-            spans.append(strip_span(text, piece_start, cut))
-            piece_start = _skip_space(text, cut)
-        if p_end > piece_start:
-            spans.append(strip_span(text, piece_start, p_end))
-    return [s for s in spans if s[1] > s[0]]
-
-
 def first_sentence(text: str, max_chars: int = 220) -> str:
     """The first sentence of `text`, shortened at a word boundary to `max_chars`."""
     flat = " ".join(text.split())
-    m = _SENTENCE_END.search(flat)
+    m = SENTENCE_END.search(flat)
     sentence = flat[: m.start()] if m else flat
     if len(sentence) > max_chars:
         cut = sentence.rfind(" ", 0, max_chars - 1)

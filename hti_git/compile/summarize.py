@@ -15,8 +15,7 @@ from typing import Any
 from hti_git.compile.schema import Schema
 from hti_git.index.model import Category, Subject
 from hti_git.llm.client import ModelClient
-from hti_git.llm.prompts import Template
-from hti_git.query.evidence import fence
+from hti_git.llm.prompts import Template, fence
 from hti_git.text import clean_line
 from hti_git.tokens import estimate_tokens
 

@@ -25,11 +25,11 @@ from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.estimate import prompt_tokens
 from hti_git.llm.prompts import load_template
-from hti_git.query.answer import Answer
 from hti_git.query.answer_llm import answer_step, render_evidence
 from hti_git.query.ask import ask_question, resolve_ask_method
 from hti_git.query.evidence import Evidence, EvidenceBook
-from hti_git.query.lexical_nav import DocContext, ask_fast, is_supported
+from hti_git.query.offline import DocContext, ask_fast, is_supported
+from hti_git.query.types import Answer
 from hti_git.store import IndexRepo, Snapshot
 from hti_git.tokens import estimate_tokens
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from hti_git.errors import PageFormatError
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
-from hti_git.index.page import Page, parse_page
+from hti_git.index.page import Page
 from hti_git.lexical import terms
 from hti_git.text import canonical_sha256, one_line
 
@@ -107,16 +107,6 @@ def make_entry(doc: str, root: Page, paths: Iterable[str], tree: str) -> dict[st
         "terms": routing_terms(root),
         "tree": tree,
     }
-
-
-def entry_from_files(doc: str, files: dict[str, bytes]) -> dict[str, Any]:
-    """The entry for a document about to be committed (`files`: its whole folder, full paths)."""
-    from hti_git.store import tree_sha
-
-    prefix = doc + "/"
-    inside = {p[len(prefix):]: data for p, data in files.items() if p.startswith(prefix)}
-    root = parse_page(f"{doc}/{INDEX_FILE}", inside[INDEX_FILE])
-    return make_entry(doc, root, inside, tree_sha(inside))
 
 
 def entry_from_snapshot(snapshot: Snapshot, doc: str, tree: str) -> dict[str, Any]:

@@ -7,7 +7,6 @@ pages. Pages link with relative Markdown links and cite `source.txt#Lx-Ly`.
 
 from __future__ import annotations
 
-import bisect
 import math
 import posixpath
 import re
@@ -16,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hti_git import FORMAT_VERSION
+from hti_git.index.linemap import LineMap
 from hti_git.index.model import Category, FieldValue, Record, Subject
 from hti_git.index.page import Page
 from hti_git.index.plural import counted
 from hti_git.index.slug import slugify
-from hti_git.sources.types import SourceText, pages_for
+from hti_git.sources.types import SourceText
 from hti_git.tokens import estimate_tokens
 
 SOURCE_FILE = "source.txt"
@@ -34,23 +34,6 @@ GroupSummarizer = Callable[[list[dict[str, Any]]], str]
 class LayoutOptions:
     page_budget: int = 2000  # tokens
     fanout: int = 12
-
-
-class LineMap:
-    """Offsets -> 1-based line numbers of the source text, and PDF page numbers when it has pages."""
-
-    def __init__(self, text: str, page_starts: tuple[int, ...] | list[int] = ()):
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.page_starts = tuple(page_starts)
-
-    def pages(self, start: int, end: int) -> list[int]:
-        return pages_for(self.page_starts, start, end)
-
-    def line(self, offset: int) -> int:
-        return bisect.bisect_right(self.starts, offset)
-
-    def lines(self, start: int, end: int) -> tuple[int, int]:
-        return self.line(start), self.line(max(start, end - 1))
 
 
 def default_group_summary(children: list[dict[str, Any]]) -> str:

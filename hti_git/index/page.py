@@ -84,6 +84,10 @@ def dump_yaml(value: Any, block_lists: bool = False) -> str:
     Short lists are written inline; `block_lists` puts each item on its own line instead, which
     suits files reviewed line by line such as schema.yaml.
     """
+    if not block_lists:
+        text = fastyaml.dump(value)  # hti-git's own subset, the same bytes, fast; else ruamel below
+        if text is not fastyaml.UNSUPPORTED:
+            return text
     buf = io.StringIO()
     _dumper(block_lists).dump(value if block_lists else _plain(value), buf)
     return buf.getvalue()

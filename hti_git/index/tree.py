@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hti_git.errors import UsageError
 from hti_git.index.layout import INDEX_FILE
-from hti_git.store import Snapshot
+
+if TYPE_CHECKING:
+    from hti_git.store import Snapshot
 
 
 def requested_documents(snapshot: Snapshot, docs: list[str] | None) -> tuple[list[str], list[str] | None]:

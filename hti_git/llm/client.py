@@ -195,11 +195,16 @@ def build_client(
     *,
     max_total_tokens: int | None = None,
     ledger: UsageLedger | None = None,
+    cache: ResponseCache | None = None,
 ) -> ModelClient:
-    """A ModelClient from Settings: OpenAI-compatible provider (unless one is given), cache, ledger."""
+    """A ModelClient from Settings: OpenAI-compatible provider (unless one is given), cache (the
+    one given, else the file at `cache_path`), ledger."""
     if provider is None:
         provider = build_provider(settings)
-    cache = ResponseCache.disabled() if no_cache or cache_path is None else ResponseCache(cache_path)
+    if no_cache:
+        cache = ResponseCache.disabled()
+    elif cache is None:
+        cache = ResponseCache.disabled() if cache_path is None else ResponseCache(cache_path)
     return ModelClient(
         provider,
         cache,

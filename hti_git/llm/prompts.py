@@ -15,6 +15,7 @@ or a file with no markers, is one user message. `{{name}}` (spaces allowed insid
 replaced by the variable `name`; a variable the template uses but the caller does not give is an
 error. Substitution is single-pass, so braces inside values (document text, JSON) stay literal.
 The rendered text is part of the messages, so editing a template changes the cache key.
+`fence` wraps document text as data in a prompt, for compile and ask alike.
 """
 
 from __future__ import annotations
@@ -116,3 +117,9 @@ def load_template(name: str, repo_root: Path | None = None) -> Template:
                 path=path,
             )
     raise TemplateError(f"no prompt template {name!r} (looked in {', '.join(str(p) for p in candidates)})")
+
+
+def fence(text: str) -> str:
+    """Document text wrapped as data; a closing tag inside the text cannot end the fence."""
+    text = re.sub(r"<(?=/?\s*document\s*>)", "\u2039", text, flags=re.I)
+    return f"<document>\n{text}\n</document>"

@@ -12,16 +12,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from hti_git.index.layout import SOURCE_FILE, LineMap
+from hti_git.index.layout import SOURCE_FILE
+from hti_git.index.linemap import LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
-from hti_git.llm.prompts import Template, load_template
-from hti_git.query.answer import Answer, Citation, Step
-from hti_git.query.evidence import Evidence, EvidenceBook, check_citation, fence
-from hti_git.query.lexical_nav import DocContext
-from hti_git.query.navigate import CITATIONS_SCHEMA, Budget, DocNavigation, step_tokens
+from hti_git.llm.prompts import Template, fence, load_template
+from hti_git.query.evidence import Evidence, EvidenceBook, check_citation
+from hti_git.query.model_nav import CITATIONS_SCHEMA, Budget, DocNavigation, step_tokens
+from hti_git.query.offline import DocContext
 from hti_git.query.route import route
+from hti_git.query.types import Answer, Citation, Step
 from hti_git.sentences import widen_to_sentence
 from hti_git.store import Snapshot
 from hti_git.text import one_line

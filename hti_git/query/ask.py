@@ -5,7 +5,7 @@ from __future__ import annotations
 from hti_git.config import Settings
 from hti_git.errors import UsageError
 from hti_git.llm.cache import CACHE_FILE
-from hti_git.query.answer import Answer
+from hti_git.query.types import Answer
 from hti_git.store import IndexRepo
 
 ASK_METHODS = ("auto", "fast", "llm")
@@ -33,7 +33,7 @@ def ask_question(repo: IndexRepo, settings: Settings, question: str, *, rev: str
         raise UsageError("--max-pages must be positive and --max-level-ups at least 0")
     snapshot = repo.snapshot(rev)
     if resolve_ask_method(method, settings) == "fast":
-        from hti_git.query.lexical_nav import ask_fast
+        from hti_git.query.offline import ask_fast
 
         return ask_fast(snapshot, question, docs, max_pages=pages, max_level_ups=level_ups, use_fallback=use_fallback)
 

@@ -21,10 +21,10 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 
-from hti_git.compile.structure import split_passages
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
 from hti_git.index.page import Page
 from hti_git.lexical import QUESTION_NOISE, STOPWORDS, search_terms, stem, terms
+from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
 
 ANNEX_SLUG = "exhibits-and-annexes"

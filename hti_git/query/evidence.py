@@ -11,22 +11,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hti_git.index.layout import LineMap
+from hti_git.index.linemap import LineMap
 from hti_git.index.page import Page
 from hti_git.lexical import terms
-from hti_git.query.answer import Citation
+from hti_git.query.types import Citation
 from hti_git.sentences import sentence_spans
 
 # One-for-one character folds, so offsets in the folded text are offsets in the original.
 _FOLD = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u00a0": " "})
 QUOTE_TERM_SHARE = 0.8  # a quote that is not verbatim must still have this share of its words in the span
 SUMMARY_TERM_SHARE = 0.6  # a summary's paraphrase resolves to a sentence holding this share of its words
-
-
-def fence(text: str) -> str:
-    """Document text wrapped as data; a closing tag inside the text cannot end the fence."""
-    text = re.sub(r"<(?=/?\s*document\s*>)", "\u2039", text, flags=re.I)
-    return f"<document>\n{text}\n</document>"
 
 
 @dataclass

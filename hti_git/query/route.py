@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from hti_git.llm.client import ModelClient
-from hti_git.llm.prompts import Template
-from hti_git.query.answer import Step
-from hti_git.query.evidence import fence
-from hti_git.query.navigate import step_tokens
+from hti_git.llm.prompts import Template, fence
+from hti_git.query.model_nav import step_tokens
+from hti_git.query.types import Step
 from hti_git.store import Snapshot
 from hti_git.text import one_line
 

@@ -16,14 +16,16 @@ import posixpath
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ruamel.yaml.error import YAMLError
 
 from hti_git.errors import PageFormatError, UsageError
-from hti_git.index.catalog import CATALOG_FILE, entry_from_snapshot
+from hti_git.index import fastyaml
+from hti_git.index.catalog import CATALOG_FILE, entry_from_snapshot, make_entry
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE
-from hti_git.index.page import Page, safe_yaml
+from hti_git.index.page import Page, parse_page, safe_yaml
 from hti_git.store import IndexRepo, Snapshot
 from hti_git.text import canonical_sha256
 from hti_git.tokens import estimate_tokens
@@ -81,9 +83,8 @@ def verify_snapshot(snapshot: Snapshot, docs: list[str] | None = None) -> Verify
     """Check every document (or only `docs`) of `snapshot` and the catalogue; problems are
     collected, never raised."""
     report = _new_report(snapshot, docs)
-    for doc in report.docs:
-        _DocChecker(snapshot, doc, report).run()
-    check_catalog(snapshot, report.docs, report)
+    entries = {doc: _DocChecker(snapshot, doc, report).run() for doc in report.docs}
+    check_catalog(snapshot, report.docs, report, entries)
     return report
 
 
@@ -102,9 +103,10 @@ def verify_revision(repo: IndexRepo, rev: str = "HEAD", docs: list[str] | None =
         report = _new_report(snapshot, docs)
     jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
     workers = min(jobs, len(report.docs) // (PARALLEL_MIN_DOCS // 2) or 1)
+    entries: dict[str, dict[str, Any]] = {}
     if workers <= 1 or len(report.docs) < PARALLEL_MIN_DOCS or snapshot.sha is None:
         for doc in report.docs:
-            _DocChecker(snapshot, doc, report).run()
+            entries[doc] = _DocChecker(snapshot, doc, report).run()
     else:
         report.workers = workers
         chunks = [report.docs[i::workers] for i in range(workers)]
@@ -112,26 +114,26 @@ def verify_revision(repo: IndexRepo, rev: str = "HEAD", docs: list[str] | None =
         with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
             parts = list(pool.map(_verify_chunk, [str(repo.git_dir)] * workers, [snapshot.sha] * workers,
                                   [rev] * workers, chunks))
-        by_doc = {doc: part for chunk in parts for doc, part in chunk}
+        by_doc = {doc: (part, entry) for chunk in parts for doc, part, entry in chunk}
         for doc in report.docs:  # merged in document order: the same report as one process gives
-            part = by_doc[doc]
+            part, entries[doc] = by_doc[doc]
             for key in ("pages", "values", "spans", "unverified_skipped", "links"):
                 setattr(report, key, getattr(report, key) + getattr(part, key))
             report.problems += part.problems
-    check_catalog(snapshot, report.docs, report)
+    check_catalog(snapshot, report.docs, report, entries)
     return report
 
 
-def _verify_chunk(git_dir: str, sha: str, rev: str, docs: list[str]) -> list[tuple[str, VerifyReport]]:
-    """A worker process: check `docs` at commit `sha`, one report per document."""
+def _verify_chunk(git_dir: str, sha: str, rev: str, docs: list[str]) -> list[tuple[str, VerifyReport, dict[str, Any]]]:
+    """A worker process: check `docs` at commit `sha`: a report and the catalogue entry per document."""
     with IndexRepo(git_dir) as repo:
         snapshot = repo.snapshot(sha)
         snapshot.rev = rev
         out = []
         for doc in docs:
             part = VerifyReport(rev=rev, commit=sha, docs=[doc])
-            _DocChecker(snapshot, doc, part).run()
-            out.append((doc, part))
+            entry = _DocChecker(snapshot, doc, part).run()
+            out.append((doc, part, entry))
         return out
 
 
@@ -147,11 +149,13 @@ def _new_report(snapshot: Snapshot, docs: list[str] | None) -> VerifyReport:
     return VerifyReport(rev=snapshot.rev, commit=snapshot.sha, docs=list(docs or present))
 
 
-def check_catalog(snapshot: Snapshot, docs: list[str], report: VerifyReport) -> None:
+def check_catalog(snapshot: Snapshot, docs: list[str], report: VerifyReport,
+                  rebuilt: dict[str, dict[str, Any]] | None = None) -> None:
     """The catalogue lists exactly the documents at the revision, and each checked document's entry
     says what its root page says. Absent (an index compiled before catalogues) is not a problem, nor
     is an entry whose folder was edited by hand without changing what it says (its tree id is out
-    of date: readers then read that root page; the next compile refreshes it)."""
+    of date: readers then read that root page; the next compile refreshes it). `rebuilt`: the
+    entries the document checks already made from the root pages they read (else read here)."""
     catalog = snapshot.catalog()
     if not catalog.present:
         report.catalog = "absent"
@@ -168,7 +172,12 @@ def check_catalog(snapshot: Snapshot, docs: list[str], report: VerifyReport) -> 
             if not any(doc in m for m in catalog.invalid):
                 report.problems.append(Problem(CATALOG_FILE, "catalog", f"{doc} is not listed"))
             continue
-        expected = catalog.entries[doc] if doc in catalog.rebuilt else entry_from_snapshot(snapshot, doc, roots[doc][1])
+        if doc in catalog.rebuilt:
+            expected = catalog.entries[doc]
+        elif rebuilt is not None and doc in rebuilt:
+            expected = rebuilt[doc]
+        else:
+            expected = entry_from_snapshot(snapshot, doc, roots[doc][1])
         wrong = sorted(k for k in set(stored) | set(expected) if k != "tree" and stored.get(k) != expected.get(k))
         if wrong:
             report.problems.append(Problem(CATALOG_FILE, "catalog", f"entry for {doc} does not match its root page",
@@ -181,16 +190,27 @@ def check_catalog(snapshot: Snapshot, docs: list[str], report: VerifyReport) -> 
         report.catalog = "current"
 
 
+@lru_cache(maxsize=4096)
+def _resolve(folder: str, link: str) -> str:
+    """Page.resolve for a page in `folder`; the same few links recur on every page of a folder."""
+    return posixpath.normpath(posixpath.join(folder, link.split("#", 1)[0]))
+
+
 def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
 class _DocChecker:
+    """Checks one document: its files listed and read in bulk (one request for all its blobs), each
+    parsed once, nothing kept in the snapshot's caches (a worker checks thousands of documents)."""
+
     def __init__(self, snapshot: Snapshot, doc: str, report: VerifyReport):
         self.snapshot = snapshot
         self.doc = doc
         self.report = report
-        self.paths = set(snapshot.blob_shas(doc))
+        self.shas = snapshot.files(doc)
+        self.paths = set(self.shas)
+        self.data: dict[str, bytes] = {}
         self.source: str | None = None
         self.source_lines = 0
         self.budget: int | None = None
@@ -198,11 +218,13 @@ class _DocChecker:
     def problem(self, page: str, check: str, message: str, where: str = "") -> None:
         self.report.problems.append(Problem(page, check, message, where))
 
-    def run(self) -> None:
+    def run(self) -> dict[str, Any]:
+        """Check the document; returns its catalogue entry rebuilt from the root page read."""
         source_path = f"{self.doc}/{SOURCE_FILE}"
         root_path = f"{self.doc}/{INDEX_FILE}"
+        self.data = dict(zip(self.shas, self.snapshot.read_blobs(list(self.shas.values()))))
         if source_path in self.paths:
-            raw = self.snapshot.read_bytes(source_path)
+            raw = self.data[source_path]
             try:
                 self.source = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -224,13 +246,18 @@ class _DocChecker:
             self.check_links(page)
             self.check_values(page)
             self.check_budget(page)
+        entry_root = root if root is not None else Page(root_path)
+        tree = self.snapshot.root_entries().get(self.doc, ("", ""))[1]
+        entry = make_entry(self.doc, entry_root, [p[len(self.doc) + 1:] for p in self.shas], tree)
+        self.data = {}
+        return entry
 
     def _page(self, path: str) -> Page | None:
         if path not in self.paths:
             self.problem(path, "missing", "page does not exist")
             return None
         try:
-            return self.snapshot.page(path)
+            return parse_page(path, self.data[path])
         except (PageFormatError, UnicodeDecodeError) as exc:
             self.problem(path, "format", str(exc).removeprefix(f"{path}: "))
             return None
@@ -254,7 +281,11 @@ class _DocChecker:
             self.problem(schema_path, "missing", "the document has no schema.yaml")
             return
         try:
-            schema = safe_yaml().load(self.snapshot.read_text(schema_path)) or {}
+            text = self.data[schema_path].decode("utf-8")
+            schema = fastyaml.load(text)  # hti-git's own subset, fast; anything else: the safe loader
+            if schema is fastyaml.UNSUPPORTED:
+                schema = safe_yaml().load(text)
+            schema = schema or {}
         except (YAMLError, UnicodeDecodeError) as exc:
             self.problem(schema_path, "format", f"invalid YAML ({str(exc).splitlines()[0]})")
             return
@@ -279,11 +310,12 @@ class _DocChecker:
                 targets.append((str(page.meta[key]), key))
         for match in _BODY_LINK.finditer(page.body):
             targets.append((match.group(1), "body"))
+        folder = posixpath.dirname(page.path)
         for link, where in targets:
             if "://" in link or link.startswith(("mailto:", "#")):
                 continue
             self.report.links += 1
-            target = page.resolve(link)
+            target = _resolve(folder, link)
             if target.startswith("../") or target.startswith("/") or not self._exists(target):
                 self.problem(page.path, "link", f"link {link!r} does not resolve", where)
                 continue

@@ -106,7 +106,7 @@ def test_schema_discover_then_compile_against_the_reviewed_schema(idx, stub, mod
 
 def test_schema_discover_without_a_model_or_with_a_bad_schema_file_explains(idx, contract_text, tmp_path):
     result = hti(idx, "schema", "discover", contract_text)
-    assert result.exit_code == 2 and "needs a model" in result.output
+    assert result.exit_code == 1 and "no usable model endpoint" in result.output
     bad = tmp_path / "bad.yaml"
     bad.write_text("categories: []\n")
     result = hti(idx, "compile", contract_text, "--method", "standard", "--schema", bad)

@@ -7,7 +7,7 @@ import pytest
 from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
 from hti_git.errors import UsageError
-from hti_git.query.lexical_nav import (
+from hti_git.query.offline import (
     FOUND_COVERAGE,
     FOUND_STRENGTH,
     MAX_CITATIONS,
@@ -128,16 +128,21 @@ def test_fallback_reads_source_when_navigation_misses(tmp_path):
         _citations_are_true(r.snapshot(), answer)
 
 
+RISOTTO = "# Saffron Risotto\n\nSimmer the rice with saffron and stock for twenty minutes.\n\n"
+
+
+def _compile_text(repo, path, text: str) -> None:
+    path.write_text(text)
+    compile_path(repo, path, Settings())
+
+
 def test_unknown_document_is_a_usage_error(repo):
     with pytest.raises(UsageError, match="no document "):
         ask_fast(repo.snapshot(), "anything", docs=["nope"])
 
 
 def test_routing_picks_the_relevant_document(repo, tmp_path):
-    other = tmp_path / "recipe.txt"
-    other.write_text("# Saffron Risotto\n\nSimmer the rice with saffron and stock for twenty minutes.\n\n"
-                     "# Serving\n\nServe the risotto with parmesan.\n")
-    compile_path(repo, other, Settings())
+    _compile_text(repo, tmp_path / "recipe.txt", RISOTTO + "# Serving\n\nServe the risotto with parmesan.\n")
     answer = ask_fast(repo.snapshot(), "How long do I simmer the rice with saffron?")
     assert answer.found and answer.citations[0].doc == "recipe"
     assert any(s.action == "route" for s in answer.trace)
@@ -175,9 +180,7 @@ def test_citations_from_a_pdf_name_their_pages(index_repo):
 
 
 def test_doc_accepts_a_unique_prefix(repo, tmp_path):
-    other = tmp_path / "recipe.txt"
-    other.write_text("# Saffron Risotto\n\nSimmer the rice with saffron and stock for twenty minutes.\n")
-    compile_path(repo, other, Settings())
+    _compile_text(repo, tmp_path / "recipe.txt", RISOTTO)
     snap = repo.snapshot()
     answer = ask_fast(snap, "Which state's law governs this agreement?", docs=["slinger"])
     assert answer.found and {c.doc for c in answer.citations} == {"slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"}
@@ -189,10 +192,8 @@ def test_doc_accepts_a_unique_prefix(repo, tmp_path):
 
 
 def test_a_question_naming_a_document_goes_to_it(repo, tmp_path):
-    other = tmp_path / "recipe.txt"
-    other.write_text("# Saffron Risotto\n\nSimmer the rice with saffron and stock for twenty minutes. The law of "
-                     "the kitchen: the cook decides which state the rice is served in.\n")
-    compile_path(repo, other, Settings())
+    _compile_text(repo, tmp_path / "recipe.txt", RISOTTO.rstrip() + " The law of the kitchen: the cook decides "
+                  "which state the rice is served in.\n")
     answer = ask_fast(repo.snapshot(), "Which state's law governs the consulting agreement with Slinger Bag?")
     assert answer.found and {c.doc for c in answer.citations} == {"slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"}
     assert any(s.action == "route" and "named" in s.note for s in answer.trace)

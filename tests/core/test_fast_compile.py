@@ -8,12 +8,13 @@ import pytest
 
 from hti_git.compile.fast import compile_fast
 from hti_git.compile.pipeline import compile_path
-from hti_git.compile.structure import find_headings, split_passages
+from hti_git.compile.structure import find_headings
 from hti_git.config import Settings
 from hti_git.errors import DirtyTreeError, SourceError
 from hti_git.index.tree import list_documents
 from hti_git.sources import load_source
 from hti_git.sources.chunk import chunk_text
+from hti_git.sources.passages import split_passages
 from hti_git.store import IndexRepo
 from hti_git.tokens import estimate_tokens
 from hti_git.workspace import init_index

@@ -103,3 +103,84 @@ def test_deep_nesting_steps_aside():
     front = "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 80)) + "  " * 80 + "v: 1\n"
     assert fastyaml.load(front) is fastyaml.UNSUPPORTED
     assert fastyaml.load(dump_yaml({"a": {"b": [{"c": [1, 2]}]}})) == {"a": {"b": [{"c": [1, 2]}]}}
+
+
+# -- the writer: the same bytes as ruamel, or it steps aside --------------------------------------
+
+def _ruamel(meta) -> str:
+    import io
+
+    from hti_git.index import page as page_module
+
+    buf = io.StringIO()
+    page_module._dumper(False).dump(page_module._plain(meta), buf)
+    return buf.getvalue()
+
+
+def _written_same(meta) -> bool:
+    """True when the fast writer handled `meta` (asserting ruamel's bytes), False when it stepped aside."""
+    fast = fastyaml.dump(meta)
+    if fast is fastyaml.UNSUPPORTED:
+        return False
+    assert fast == _ruamel(meta), meta
+    return True
+
+
+def test_compiled_pages_are_written_fast_with_ruamels_bytes(contract_text):
+    from hti_git.compile.fast import compile_fast
+    from hti_git.compile.pipeline import method_identity, provenance_for
+    from hti_git.index.layout import LayoutOptions, build_pages
+    from hti_git.sources import load_source
+
+    for path in (contract_text, contract_text.with_name("alcostoresinc-12-14-2005-ex-10-26-agency-agreement.pdf")):
+        source = load_source(path, 10**8)  # the PDF's values hold line breaks: written double-quoted
+        settings = Settings()
+        provenance = provenance_for(source, method_identity("fast", settings), "sha256:x", {"calls": 0})
+        pages = build_pages("doc", compile_fast(source), source, provenance,
+                            LayoutOptions(settings.page_budget, settings.fanout))
+        assert len(pages) > 30
+        assert all(_written_same(p.meta) for p in pages)  # every page takes the fast path
+
+
+@pytest.mark.parametrize("value", TRICKY + ["a\nb", "x\ty", "lone \ud800 surrogate", "nb\u00a0sp", "it's\nx", "é'\"\\"])
+def test_tricky_values_are_written_as_ruamel_writes_them_or_step_aside(value):
+    meta = {
+        "hti": 1, "kind": "subject", "title": value, "aliases": [value, "other"], "keywords": [value],
+        "info": {"name": value, "n": 3, "none": None, "yes": True}, "nested": {"deep": {"value": value, "list": [1, 2]}},
+        "fields": [{"name": "text", "values": [{"text": value, "spans": [[0, 5], [7, 9]], "pages": [1, 2, 3, 4, 5]}]}],
+        "empty": [], "empty_map": {}, "nothing": None, "flag": False, "items": [{}, {"a": [value]}, [value, 1]],
+    }
+    handled = _written_same(meta)
+    if value in ("plain words", "it's", "a: b", "é ü 中文 🙂", "yes", "12", "x#y", "sha256:abc", "a\nb", ""):
+        assert handled
+
+
+@pytest.mark.parametrize("meta", [
+    {"ratio": 0.25},  # floats
+    {"a": [[[1]]]},  # a block sequence inside a sequence
+    {"a": [None, {"b": 1}]},  # None as a block sequence item
+    {"not an identifier": 1},
+    {1: "x"},
+    {"title": "? x"}, {"title": ": x"}, {"t": "nel\x85x"}, {"t": "ls\u2028x"},  # ruamel's own quoting rules
+    {"t": "x " * 2100},  # long enough for ruamel to wrap
+    {}, [1, 2],
+])
+def test_writer_steps_aside_outside_its_subset(meta):
+    assert fastyaml.dump(meta) is fastyaml.UNSUPPORTED
+    assert parse_page("d/x.md", Page("d/x.md", meta if isinstance(meta, dict) else {"v": meta}, "b").render())
+
+
+def test_writer_matches_ruamel_on_random_text():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    text = st.text(st.characters(blacklist_categories=("Cs",)) | st.sampled_from(list(":#-'\"\\ ,[]{}?!&*|>%@`\n\t")),
+                   max_size=40)
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(text, min_size=1, max_size=4), st.dictionaries(st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True),
+                                                                   text | st.integers() | st.booleans(), max_size=3))
+    def check(words, mapping):
+        _written_same({"title": words[0], "keywords": words, "info": mapping, "items": [{"text": w} for w in words]})
+
+    check()

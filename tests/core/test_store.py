@@ -93,7 +93,7 @@ def test_crash_before_ref_move_changes_nothing(repo):
 def test_journal_rolls_forward_after_crash_between_ref_move_and_worktree(repo, monkeypatch):
     with repo.lock():
         repo.commit({"doc/index.md": b"v1\n"}, "v1")
-    monkeypatch.setattr(IndexRepo, "_sync_worktree", lambda self, sha, paths: (_ for _ in ()).throw(RuntimeError("killed")))
+    monkeypatch.setattr(IndexRepo, "_sync_worktree", lambda self, sha, paths, written=None: (_ for _ in ()).throw(RuntimeError("killed")))
     with pytest.raises(RuntimeError), repo.lock():
         repo.commit({"doc/index.md": b"v2\n"}, "v2")
     monkeypatch.undo()

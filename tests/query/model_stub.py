@@ -38,6 +38,10 @@ def decide(messages: list[dict]) -> dict:
     if "answer a question from a document's index" in system:
         if re.search(r"^Page \S+ \(subject\):", user, re.M):
             return {"action": "answer", "links": [], "keep": [], **_answer(q, user), "reason": "reached a subject"}
+        if "Pages a word search found" in user:
+            found = _answer(q, user)  # a word search's pages: answer when they say it, else navigate
+            if found["found"] and len(q) > 1 and _overlap(q, found["citations"][0]["quote"]) >= 2:
+                return {"action": "answer", "links": [], "keep": [], **found, "reason": "a search found it"}
         children = [(i, note, text) for i, note, text in _LINK.findall(user) if i.startswith("C")]
         if not children:
             return {"action": "answer", "links": [], "keep": [], **_answer(q, user), "reason": "nothing to open"}

@@ -1,6 +1,6 @@
 """A checked citation names the PDF pages of the span it finally cites, for index and source evidence."""
 
-from hti_git.index.layout import LineMap
+from hti_git.index.linemap import LineMap
 from hti_git.query.evidence import Evidence, check_citation
 
 SOURCE = "Page one text about fees.\nPage two: the agreement expires on October 31, 2006.\nPage three.\n"

@@ -13,7 +13,7 @@ from hti_git.cli import main
 from hti_git.index.page import Page
 from hti_git.query.answer_llm import ask_llm
 from hti_git.query.evidence import EvidenceBook, check_citation
-from hti_git.query.navigate import PAGE_CHARS, _page_text
+from hti_git.query.model_nav import PAGE_CHARS, _page_text
 
 Q = "When was the consulting agreement made?"
 
@@ -25,7 +25,7 @@ def test_navigation_answers_from_the_root_summary_and_may_cite_it(repo):
                               "THIS AGREEMENT made this 30th day of April")
     client, provider = client_for(cite_root)
     snap = repo.snapshot()
-    answer = ask_llm(snap, Q, client, use_fallback=False)
+    answer = ask_llm(snap, Q, client, use_fallback=False, max_pages=1)  # the root alone, no search pages
     assert answer.found and not answer.fallback
     assert answer.citations[0].page == f"{DOC}/index.md" and answer.citations[0].lines[0] >= 1
     citations_hold(snap, answer)
@@ -37,7 +37,7 @@ def test_a_summary_quote_that_is_not_the_documents_words_supports_nothing(repo):
     book = EvidenceBook()
     [item] = book.add_page(Page(f"{DOC}/index.md", {"kind": "root", "title": "T", "summary": "A consulting deal."}))
     source = repo.snapshot().read_text(f"{DOC}/source.txt")
-    from hti_git.index.layout import LineMap
+    from hti_git.index.linemap import LineMap
 
     citation, why = check_citation(item, "The logo is painted bright purple on every invoice", source, LineMap(source))
     assert citation is None and "no sentence of the document states" in why
@@ -47,7 +47,7 @@ def test_a_summary_paraphrase_resolves_to_the_sentence_that_states_it(repo):
     book = EvidenceBook()
     [item] = book.add_page(Page(f"{DOC}/index.md", {"kind": "root", "title": "T", "summary": "S"}))
     source = repo.snapshot().read_text(f"{DOC}/source.txt")
-    from hti_git.index.layout import LineMap
+    from hti_git.index.linemap import LineMap
 
     citation, _ = check_citation(item, "Slinger Bag Inc., a Nevada company, engages Aitan Zacharin as consultant",
                                  source, LineMap(source))
@@ -90,7 +90,7 @@ def test_navigation_shows_values_whole_and_leaves_out_whole_values_past_the_page
 def test_ask_json_reports_usage_per_stage(repo, monkeypatch):
     from tests.support.openai_stub import OpenAIStub, configure_env
 
-    responses = iter([open_("Clauses"), open_("Article 7 General"), open_("Governing Law"), ANSWER_NOW])
+    responses = iter([open_("Clauses"), ANSWER_NOW])
 
     def handler(body):
         nxt = next(responses, NOT_FOUND)
@@ -103,7 +103,7 @@ def test_ask_json_reports_usage_per_stage(repo, monkeypatch):
     data = json.loads(result.output)
     stages = data["usage"]["stages"]
     # navigation answered "not found" in its own reply; the source fallback is the one answer call
-    assert stages["navigate"]["calls"] == 4 and stages["answer"]["calls"] == 1 and data["fallback"]
+    assert stages["navigate"]["calls"] == 2 and stages["answer"]["calls"] == 1 and data["fallback"]
     assert sum(s["input_tokens"] for s in stages.values()) == data["usage"]["input_tokens"]
 
 

@@ -3,6 +3,7 @@ budgets, answer, not found, fallback, citations that must hold."""
 
 from __future__ import annotations
 
+import pytest
 from query_support import (
     ANSWER_NOW,
     DOC,
@@ -17,9 +18,16 @@ from query_support import (
     open_,
 )
 
+import hti_git.query.model_nav as navigate
 from hti_git.query.answer_llm import ask_llm
 
 Q = "Which state's law governs this agreement?"
+
+
+@pytest.fixture(autouse=True)
+def _walk_only(monkeypatch):
+    """These tests drive the walk itself: no word-search pages on the first step (tested below)."""
+    monkeypatch.setattr(navigate, "SUGGESTED_PAGES", 0)
 
 
 def _walk_to_governing_law():
@@ -234,7 +242,7 @@ def test_items_kept_on_an_earlier_page_are_shown_again_and_citable(repo):
 
 
 def test_values_never_shown_get_the_answer_step_when_navigation_finds_nothing(repo, monkeypatch):
-    import hti_git.query.navigate as navigate
+    import hti_git.query.model_nav as navigate
 
     monkeypatch.setattr(navigate, "PAGE_CHARS", 10)  # every page leaves values out
     client, provider = client_for(*_walk_to_governing_law(), NOT_FOUND,
@@ -245,9 +253,10 @@ def test_values_never_shown_get_the_answer_step_when_navigation_finds_nothing(re
     assert "laws of the State of New York" in provider.calls[-1]["messages"][-1]["content"]
 
 
-def test_the_question_comes_last_so_a_documents_root_prompt_is_one_cacheable_prefix(repo):
+def test_the_question_comes_last_so_a_documents_root_prompt_is_one_cacheable_prefix(repo, monkeypatch):
     """Providers cache a prompt's stable prefix: the root step of any question on a document is
-    the same text up to the question."""
+    the same text up to the pages its words found, then the question."""
+    monkeypatch.setattr(navigate, "SUGGESTED_PAGES", 2)
     prompts = []
     for question in (Q, "Who may terminate the agreement?"):
         client, provider = client_for(ANSWER_NOW, default=NOT_FOUND)
@@ -255,5 +264,30 @@ def test_the_question_comes_last_so_a_documents_root_prompt_is_one_cacheable_pre
         prompts.append(provider.calls[0]["messages"])
     assert prompts[0][0] == prompts[1][0]  # the same instructions
     first, second = prompts[0][1]["content"], prompts[1][1]["content"]
-    assert first.rsplit("Question: ", 1)[0] == second.rsplit("Question: ", 1)[0]
+    marker = "Pages a word search found"
+    assert marker in first and marker in second
+    assert first.split(marker)[0] == second.split(marker)[0] and len(first.split(marker)[0]) > 500
     assert first.endswith(f"Question: {Q}")
+
+
+def test_the_first_step_shows_the_pages_a_word_search_ranks_first(repo, monkeypatch):
+    monkeypatch.setattr(navigate, "SUGGESTED_PAGES", 2)
+    client, provider = client_for(answer_citing("New York", "laws of the State of New York"))
+    snap = repo.snapshot()
+    answer = ask_llm(snap, Q, client)
+    assert answer.found and len(provider.calls) == 1 and answer.citations[0].page.endswith("governing-law.md")
+    first = provider.calls[0]["messages"][-1]["content"]
+    assert "Page index.md (root)" in first and "Page clauses/article-7-general/7-10-governing-law.md (subject)" in first
+    # the root and its links come first, the same for every question (a cacheable prefix)
+    assert first.index("Links:") < first.index("Pages a word search found") < first.index("7-10-governing-law.md")
+    suggested = [s.page for s in answer.trace if s.action == "suggest"]
+    assert GOVERNING_LAW in suggested and len(suggested) <= 2
+    # a word search's pages show their summary and only the values holding the question's words
+    from hti_git.lexical import terms
+    from hti_git.query.summary_search import best_pages
+    _, words = best_pages(snap.page(f"{DOC}/index.md"), Q, 2, snap.page)
+    found_block = first.split("Pages a word search found", 1)[1].split("Budget:", 1)[0]
+    values = [line for line in found_block.splitlines() if line.startswith("[E") and "] summary: " not in line]
+    assert values and all(words & set(terms(line)) for line in values)
+    # a suggested page is read: never offered again as a link
+    assert "7.10 Governing Law" not in first.split("Links:", 1)[1].split("Pages a word search found", 1)[0]

@@ -24,11 +24,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from hti_git.compile.structure import split_passages
-from hti_git.index.layout import SOURCE_FILE, LineMap
+from hti_git.index.layout import SOURCE_FILE
+from hti_git.index.linemap import LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import BM25, terms
-from hti_git.query.answer import Answer, Citation, Step
 from hti_git.query.clause_search import (
     ClauseIndex,
     Unit,
@@ -38,6 +37,8 @@ from hti_git.query.clause_search import (
     question_stems,
     routing_stems,
 )
+from hti_git.query.types import Answer, Citation, Step
+from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
 from hti_git.tokens import estimate_tokens
 

@@ -1,7 +1,9 @@
 """Model navigation of one document's index: the walk of paper §3.4 with a branching budget.
 
-Each step shows the model the question, the page(s) just opened (pages already read are never sent
-again; items the model kept from them are), and the links it can take, each with a one-line
+The first step shows the root with the subject pages whose listing entries a word search ranks
+first (hti_git/query/summary_search.py), so a question whose clause the search finds is answered in one
+call. Each step shows the model the question, the page(s) just opened (pages already read are never
+sent again; items the model kept from them are), and the links it can take, each with a one-line
 summary: children (C1, C2, ...; a listing's own entries as C2.1, C2.2, ... so the model can jump two
 levels) and related pages (R1, ...: a continuation, a sibling subject, or a `related` entry a
 compile wrote). It replies answer / open / follow / up, keeps the ids of items that bear on the
@@ -17,10 +19,12 @@ from dataclasses import dataclass, field
 from hti_git.errors import PageFormatError, StoreError
 from hti_git.index.layout import INDEX_FILE
 from hti_git.index.page import Page
+from hti_git.lexical import terms
 from hti_git.llm.client import ModelClient
-from hti_git.llm.prompts import Template
-from hti_git.query.answer import Step
-from hti_git.query.evidence import Evidence, EvidenceBook, fence
+from hti_git.llm.prompts import Template, fence
+from hti_git.query.evidence import Evidence, EvidenceBook
+from hti_git.query.summary_search import best_pages
+from hti_git.query.types import Step
 from hti_git.store import Snapshot
 from hti_git.text import one_line
 
@@ -52,8 +56,9 @@ LINK_SUMMARY_CHARS = 320  # a link's one-line summary, whole (subject summaries 
 PAGE_CHARS = 3200  # a page's text in a navigation prompt; past it, whole values are left out, never cut
 MAX_SIBLINGS = 12
 LISTED_SUMMARY_CHARS = 180  # a link's summary when its entries are listed under it
-GRANDCHILD_CHARS = 1500  # titles of a listing's entries shown under its link, so the model can jump two levels
+GRANDCHILD_CHARS = 1200  # titles of a listing's entries shown under its link, so the model can jump two levels
 MAX_KEPT = 8  # items kept from earlier pages and shown again
+SUGGESTED_PAGES = 2  # subject pages a word search ranks first, shown with the root on the first step
 
 
 @dataclass
@@ -130,7 +135,8 @@ class DocNavigation:
         self.left_out = False  # some value of a page read was never shown (over PAGE_CHARS)
         self.reply: dict | None = None  # the reply that ended the walk with "answer"
         self._read: dict[str, Page] = {}
-        self._peeked: dict[str, Page] = {}  # listings whose entries were shown under their link
+        self._peeked: dict[str, Page] = {}  # listings read without being shown (entries, word search)
+        self._words: set[str] = set()  # the question's words as the listings spell them
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -151,9 +157,11 @@ class DocNavigation:
 
     # -- links ---------------------------------------------------------------------------------
 
-    def links(self, view: list[Page]) -> list[Link]:
-        """Children of the pages in view, then related pages, skipping pages already read."""
-        seen = set(self._read)
+    def links(self, view: list[Page], listed: set[str] = frozenset()) -> list[Link]:
+        """Children of the pages in view, then related pages, skipping pages already read (except
+        those in `listed`: the word search's pages stay listed under the root, so the root's links
+        read the same for every question)."""
+        seen = set(self._read) - set(listed)
         children: list[Link] = []
         related: list[Link] = []
 
@@ -234,12 +242,32 @@ class DocNavigation:
         if kept:
             parts.append("Kept from pages read before:\n" + fence("\n".join(_item_line(i) for i in kept)))
         for page in new:
-            text, left = _page_text(page, self.book.for_page(page.path))
-            self.left_out = self.left_out or left > 0
-            parts.append(f"Page {_local(page.path)} ({page.kind or 'page'}):\n" + fence(text))
+            parts.append(self._render_page(page))
         for page in revisited:
             parts.append(f"Back on {_local(page.path)} ({page.title}), already read: its content is not repeated.")
         return "\n\n".join(parts)
+
+    def _render_page(self, page: Page, words: set[str] | None = None) -> str:
+        items = self.book.for_page(page.path)
+        other = 0
+        if words is not None:  # a word search's page: its summary and the values holding the question's words
+            shown = [i for n, i in enumerate(items) if n == 0 or words & set(terms(i.text))]
+            other, items = len(items) - len(shown), shown
+        text, left = _page_text(page, items)
+        self.left_out = self.left_out or left > 0
+        if other:
+            text += f"\n({other} other value(s) on this page share no word with the question)"
+        return f"Page {_local(page.path)} ({page.kind or 'page'}):\n" + fence(text)
+
+    def render_found(self, found: list[Page], links: list[Link]) -> str:
+        """The pages a word search ranked first and their own links, after the root's links, so the
+        prompt up to there is the same for every question on the document (a cacheable prefix)."""
+        if not found:
+            return ""
+        words = self._words
+        pages = "\n\n".join(self._render_page(page, words) for page in found)
+        tail = f"\n\nTheir links:\n{self.render_links(links)}" if links else ""
+        return f"\nPages a word search found (they share words with the question; they may not answer it):\n{pages}{tail}\n"
 
     def render_links(self, links: list[Link]) -> str:
         if not links:
@@ -269,11 +297,15 @@ class DocNavigation:
 
     # -- the walk ------------------------------------------------------------------------------
 
-    async def decide(self, new: list[Page], revisited: list[Page], links: list[Link], can_go_up: bool) -> Decision:
+    async def decide(self, new: list[Page], revisited: list[Page], links: list[Link], can_go_up: bool,
+                     found: list[Page] | None = None) -> Decision:
+        found = found or []
+        ahead = [lk for lk in links if lk.relation == "child"] if found else links
         messages = self.template.messages(
             question=self.question,
             pages=self.render_pages(new, revisited),
-            links=self.render_links(links),
+            links=self.render_links(ahead),
+            found=self.render_found(found, [lk for lk in links if lk not in ahead]),
             budget=self.render_budget(can_go_up),
         )
         where = (new or revisited)[0].path
@@ -281,6 +313,24 @@ class DocNavigation:
         action, ids, reason = parse_decision(completion.json)
         data = completion.json if isinstance(completion.json, dict) else {}
         return Decision(action, ids, reason, step_tokens(completion), completion.cached, _ids(data.get("keep")), data)
+
+    def _suggestions(self) -> list[str]:
+        """Up to SUGGESTED_PAGES subject pages that a word search over the index ranks first (within
+        the page budget): many questions are answered on the first step, without descending."""
+        room = min(SUGGESTED_PAGES, self.budget.pages_left - 1)
+        if room <= 0:
+            return []
+        pages, self._words = best_pages(self._read[f"{self.doc}/{INDEX_FILE}"], self.question, room, self._listing)
+        return pages
+
+    def _listing(self, path: str) -> Page | None:
+        """A listing page for the word search (read once; a broken one is None)."""
+        if path not in self._peeked:
+            try:
+                self._peeked[path] = self.snapshot.page(path)
+            except (StoreError, PageFormatError):
+                return None
+        return self._peeked[path]
 
     def _ancestor_with_links(self, page: Page) -> str | None:
         """The nearest ancestor of `page` that still has an unread child (or is unread itself)."""
@@ -300,14 +350,22 @@ class DocNavigation:
             return self.pages
         root = self._read_page(f"{self.doc}/{INDEX_FILE}", "read")
         view, new, revisited = [root], [root], []
+        found: list[Page] = []
+        for path in self._suggestions():  # the pages a word search ranks first, shown with the root
+            try:
+                found.append(self._read_page(path, "suggest"))
+            except (StoreError, PageFormatError):
+                continue
+        view += found
         for _ in range(self.budget.max_pages + self.budget.max_level_ups + 2):
-            links = self.links(view)
+            links = self.links(view, {p.path for p in found})
             up_target = self._ancestor_with_links(view[0])
             can_go_up = up_target is not None and self.budget.level_ups_left > 0
             if not links and not can_go_up:
                 self.trace.append(Step(view[0].path, "stop", note="nothing left to open here"))
                 break
-            decision = await self.decide(new, revisited, links, can_go_up)
+            decision = await self.decide(new, revisited, links, can_go_up, found)
+            found = []
             targets = [lk for lk in links if lk.id in set(decision.links)]
             note = decision.reason + (" (cached)" if decision.cached else "")
             if decision.action in ("open", "follow") and targets:
@@ -339,16 +397,19 @@ class DocNavigation:
             if len(targets) > self.budget.pages_left:
                 self.trace.append(Step(view[0].path, "skip", note=f"page budget: opening {self.budget.pages_left} of {len(targets)}"))
                 targets = targets[: self.budget.pages_left]
-            opened = []
+            opened, again = [], []
             for t in targets:
+                if t.path in self._read:  # a word search's page, shown already: not sent again
+                    again.append(self._read[t.path])
+                    continue
                 try:
                     opened.append(self._read_page(t.path, "descend" if t.relation == "child" else "jump"))
                 except (StoreError, PageFormatError) as exc:
                     self._read[t.path] = Page(t.path)  # never offered again
                     self.trace.append(Step(t.path, "skip", note=f"broken link: {exc}"))
-            if not opened:
+            if not opened and not again:
                 break
-            view, new, revisited = opened, opened, []
+            view, new, revisited = opened + again, opened, again
             if self.budget.pages_left <= 0:
                 self.trace.append(Step(opened[-1].path, "stop", note=f"page budget spent ({self.budget.max_pages} pages)"))
                 break

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
+
+import Stemmer
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
@@ -38,6 +41,20 @@ def stem(word: str) -> str:
 def terms(text: str, drop: frozenset[str] = STOPWORDS) -> list[str]:
     """Stemmed content words of `text`, in order."""
     return [stem(w) for w in _WORD.findall(text.lower()) if w not in drop and len(w) > 1]
+
+
+_SNOWBALL = threading.local()  # a PyStemmer stemmer is not thread-safe: one per thread
+
+
+def search_terms(text: str, drop: frozenset[str] = STOPWORDS) -> list[str]:
+    """Content words of `text`, in order, stemmed with the Snowball English (Porter 2) stemmer: the
+    clause search's words, for documents and questions alike. Unlike `stem` it joins a word's forms
+    ('property'/'properties', 'assigned'/'assignment', 'capped'/'cap', 'transferable'/'transfer'); a
+    hyphenated compound is its parts ('non-transferable' -> 'non', 'transfer')."""
+    stemmer = getattr(_SNOWBALL, "stemmer", None)
+    if stemmer is None:
+        stemmer = _SNOWBALL.stemmer = Stemmer.Stemmer("english")
+    return stemmer.stemWords([w for w in _WORD.findall(text.lower()) if w not in drop and len(w) > 1])
 
 
 def question_terms(question: str) -> list[str]:

@@ -4,9 +4,9 @@ and by their clause's own name.
 Every subject page (a clause, a party, a defined term, an exhibit's section) contributes its passages
 (field values with source spans). A passage is ranked by BM25 on its own text plus a bonus for the
 question words that name its clause (title, heading, aliases): a clause headed "Assignment" outranks
-one that mentions assignment in passing. Question words are stemmed and expanded with the
-document's own words of the same root ("assigned" meets "Assignment" and "assignable"), so everyday
-words meet the document's terms.
+one that mentions assignment in passing. Documents and questions are stemmed alike with the Snowball
+English stemmer (`lexical.search_terms`), so "assigned" meets "Assignment" and "assignable", and
+"transfer" meets "non-transferable".
 
 `coverage` is the share of the question's information (idf mass, with words the document never
 uses counting as the rarest) that a clause holds: the calibration of "not found". One shared common
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
 from hti_git.index.page import Page
-from hti_git.lexical import QUESTION_NOISE, STOPWORDS, stem, terms
+from hti_git.lexical import QUESTION_NOISE, STOPWORDS, search_terms, stem, terms
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
 
@@ -38,10 +38,29 @@ _QUESTION_STOP = (STOPWORDS - _QUESTION_KEEP) | QUESTION_NOISE | frozenset(
     {"can", "cannot", "who", "what", "which", "does", "do", "is", "any", "contain", "contains", "counterparty"})
 
 
+ELABORATION = 0.5  # weight of the words of a question's elaboration (parentheses, examples, later sentences)
+_ELABORATION = re.compile(r"\([^)]*\)|\b(?:such as|e\.g\.|for example|including|includes?)\b[^.?!;]*|(?<=[.?!])\s+\S.*",
+                          re.IGNORECASE | re.DOTALL)
+
+
+def question_focus(question: str) -> dict[str, float]:
+    """How much each question stem says where the answer is: 1 for the question's core, ELABORATION for
+    words that only appear in its elaboration: parentheses, examples ("such as", "including") and
+    sentences after the first ("Can a party terminate without cause (solely by giving notice...)?")."""
+    core = set(question_stems(_ELABORATION.sub(" ", question)))
+    return {s: 1.0 if s in core or not core else ELABORATION for s in question_stems(question)}
+
+
+def routing_stems(question: str) -> list[str]:
+    """The question's content words stemmed as the compile stems them (`lexical.terms`): what the
+    catalogue's routing terms are matched with."""
+    return list(dict.fromkeys(s for s in terms(question, _QUESTION_STOP) if not s.isdigit()))
+
+
 def question_stems(question: str) -> list[str]:
-    """The question's content stems, each once, in order."""
+    """The question's content stems (`lexical.search_terms`), each once, in order."""
     out: list[str] = []
-    for s in terms(question, _QUESTION_STOP):
+    for s in search_terms(question, _QUESTION_STOP):
         if not s.isdigit() and s not in out:
             out.append(s)
     return out
@@ -93,16 +112,10 @@ class ClauseIndex:
         return math.log(1 + (self.n - df + 0.5) / (df + 0.5))
 
     def expand(self, q: list[str]) -> list[set[str]]:
-        """Each question stem with the document's words of the same root (a group per question word)."""
-        groups = []
-        for s in q:
-            group = {s}
-            if len(s) >= 5:
-                for t in self.vocab:
-                    if t != s and _same_root(s, t):
-                        group.add(t)
-            groups.append(group)
-        return groups
+        """A group of the document's words per question stem: the stem itself (the Snowball stemmer has
+        joined the word's forms; matching stems by shared prefixes as well found more absent clauses
+        on CUAD without finding more present ones)."""
+        return [{s} for s in q]
 
     def weight(self, group: set[str]) -> float:
         """A question word's information: the idf of its rarest form the document uses, else the most."""
@@ -132,13 +145,6 @@ def coverage(groups: list[set[str]], weights: list[float], words: set[str]) -> f
     return held / total if total else 0.0
 
 
-def _same_root(a: str, b: str) -> bool:
-    """'assign' ~ 'assignable', 'terminat' ~ 'termination': one is the other plus a suffix, and the
-    shorter has 5+ letters ('part' is not 'party', 'third' is not 'thirty')."""
-    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= 5 and long_.startswith(short)
-
-
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -153,7 +159,7 @@ def clause_index(snapshot: Snapshot, doc: str) -> ClauseIndex:
 def _build(snapshot: Snapshot, doc: str) -> ClauseIndex:
     root = snapshot.page(f"{doc}/{INDEX_FILE}")
     index = ClauseIndex(doc, root.title, snapshot.read_text(f"{doc}/{SOURCE_FILE}"))
-    index.names = set(terms(doc.replace("-", " ") + " " + root.title))
+    index.names = set(search_terms(doc.replace("-", " ") + " " + root.title))
     seen: set[str] = set()
 
     def walk(path: str, category: str) -> None:
@@ -164,7 +170,7 @@ def _build(snapshot: Snapshot, doc: str) -> ClauseIndex:
         if page.kind == "subject":
             index.units += _units(page, category)
             if category == "parties":
-                index.names |= set(terms(page.title))
+                index.names |= set(search_terms(page.title))
             return
         for child in page.links():
             target = page.resolve(child["link"])
@@ -188,7 +194,7 @@ def _distinct(units: list[Unit], text: str, doc: str) -> list[Unit]:
         at = max(at, e)
     for lo, hi in gaps:
         for s, e in split_passages(text, lo, hi):
-            t = terms(text[s:e])
+            t = search_terms(text[s:e])
             if t:
                 kept.append(Unit(f"{doc}/{SOURCE_FILE}", "", "source", s, e, None, False, Counter(t), len(t),
                                  frozenset()))
@@ -215,7 +221,7 @@ def _units(page: Page, category: str) -> list[Unit]:
                 own_text += " " + text
                 continue
             values.append((start, end, text))
-    own = frozenset(terms(own_text, STOPWORDS - _QUESTION_KEEP))
+    own = frozenset(search_terms(own_text, STOPWORDS - _QUESTION_KEEP))
     out: list[Unit] = []
     i = 0
     while i < len(values):
@@ -224,10 +230,11 @@ def _units(page: Page, category: str) -> list[Unit]:
             i += 1
             end = max(end, values[i][1])
             text += " " + values[i][2]
-        t = terms(text)
+        t = search_terms(text)
         out.append(Unit(page.path, page.title, category, start, end, head, not out, Counter(t), len(t), own))
         i += 1
     return out
 
 
-__all__ = ["ClauseIndex", "Unit", "clause_index", "coverage", "question_stems", "stem"]
+__all__ = ["ClauseIndex", "Unit", "clause_index", "coverage", "question_focus", "question_stems", "routing_stems",
+           "stem"]

@@ -4,7 +4,9 @@
    others do not share) goes to it; otherwise every document is searched.
 2. Search: the passages of each document's subject pages (and the source's own passages where no page
    holds the text) are ranked by BM25 plus the question words that name their clause
-   (`query.clause_search`). The reader reads the best `READ` distinct passages only, not whole pages
+   (`query.clause_search`); documents and questions are stemmed alike (Snowball), and words only in the
+   question's elaboration (parentheses, examples, later sentences) weigh less. The reader reads the
+   best `READ` distinct passages only, not whole pages
    (a span that several pages hold, such as a preamble naming the parties, is read once).
 3. Answer: the passages read support an answer when the best one scores well against an ideal passage
    and the clause of one holds enough of the question's information (idf mass; a word the document
@@ -26,7 +28,15 @@ from hti_git.index.layout import SOURCE_FILE
 from hti_git.index.linemap import LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import BM25, terms
-from hti_git.query.clause_search import ClauseIndex, Unit, clause_index, coverage, question_stems
+from hti_git.query.clause_search import (
+    ClauseIndex,
+    Unit,
+    clause_index,
+    coverage,
+    question_focus,
+    question_stems,
+    routing_stems,
+)
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
@@ -95,10 +105,11 @@ def ask_fast(
     if not q:
         answer.answer = "not found: the question has no searchable words"
         return answer
+    focus = question_focus(question)
     if candidates is None:
-        candidates = _named(snapshot, available, q, answer.trace)
+        candidates = _named(snapshot, available, q, answer.trace, question)
     read = max(1, min(READ, max_pages))
-    hits = [h for h in (_search(clause_index(snapshot, d), q, read, use_fallback, answer.trace) for d in candidates)
+    hits = [h for h in (_search(clause_index(snapshot, d), q, read, use_fallback, answer.trace, focus) for d in candidates)
             if h is not None]
     if not hits:
         answer.answer = "not found"
@@ -132,11 +143,11 @@ class _Hit:
     units: list[Unit]
 
 
-def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace: list[Step]) -> _Hit | None:
+def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace: list[Step],
+            focus: dict[str, float]) -> _Hit | None:
     """Read the `read` best distinct passages; answer when they hold enough of the question (`_supported`),
     citing the clause holding most of it and the passages that score close to the best."""
-    groups = index.expand(q)
-    weights = [index.weight(g) for g in groups]
+    groups, weights = weighted(index, q, focus)
     top = _ranked(index, groups, weights, use_source)[:read]
     best_cover, best_unit = 0.0, None
     for sc, u in top:
@@ -156,6 +167,13 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     first = next(sc for sc, u in top if u is best_unit)
     cited = [best_unit] + [u for sc, u in top if u is not best_unit and sc >= first * CLOSE]
     return _Hit(index.doc, best_cover, cited[:MAX_CITATIONS])
+
+
+def weighted(index: ClauseIndex, q: list[str], focus: dict[str, float]) -> tuple[list[set[str]], list[float]]:
+    """The question's word groups and their weights: each word's information (idf) times its focus
+    (`clause_search.question_focus`: a word only in the question's elaboration weighs less)."""
+    groups = index.expand(q)
+    return groups, [index.weight(g) * focus.get(s, 1.0) for s, g in zip(q, groups)]
 
 
 def _ranked(index: ClauseIndex, groups: list[set[str]], weights: list[float],
@@ -202,12 +220,12 @@ def _read_text(index: ClauseIndex, unit: Unit) -> str:
     return f"{unit.title}\n{index.text[start:end]}"
 
 
-def _named(snapshot: Snapshot, available: list[str], q: list[str], trace: list[Step]) -> list[str]:
+def _named(snapshot: Snapshot, available: list[str], q: list[str], trace: list[Step], question: str) -> list[str]:
     """The document a question names by title, file-name or party words; all of them when none is."""
     if len(available) == 1:
         return available
     if len(available) > ROUTE_CATALOG_DOCS:
-        available = _by_catalog(snapshot, available, q, trace)
+        available = _by_catalog(snapshot, available, routing_stems(question), trace)
     names = {d: clause_index(snapshot, d).names for d in available}
     shared = set.intersection(*names.values())
     named = [d for d in available if (set(q) & names[d]) - shared]

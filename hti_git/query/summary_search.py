@@ -17,7 +17,7 @@ from typing import Any
 
 from hti_git.index.page import Page
 from hti_git.lexical import terms
-from hti_git.query.clause_search import ClauseIndex, Unit, question_stems
+from hti_git.query.clause_search import ClauseIndex, Unit, routing_stems
 
 MAX_READS = 3  # listings below the root's categories that one search may open
 
@@ -34,9 +34,27 @@ def _index(entries: dict[str, dict[str, Any]]) -> ClauseIndex:
     return index
 
 
+def _expand(index: ClauseIndex, q: list[str]) -> list[set[str]]:
+    """Each question word (stemmed as the compile stems the listings' keywords, `lexical.terms`) with
+    the listings' words of the same root: 'assign' ~ 'assignable', 'terminat' ~ 'termination'."""
+    groups = []
+    for s in q:
+        group = {s}
+        if len(s) >= 5:
+            group |= {t for t in index.vocab if t != s and _same_root(s, t)}
+        groups.append(group)
+    return groups
+
+
+def _same_root(a: str, b: str) -> bool:
+    """One is the other plus a suffix, and the shorter has 5+ letters ('part' is not 'party')."""
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 5 and long_.startswith(short)
+
+
 def _ranked(index: ClauseIndex, question: str) -> list[tuple[float, str, str]]:
     """(score, path, kind) of the entries sharing a word with the question, best first."""
-    groups = index.expand(question_stems(question))
+    groups = _expand(index, routing_stems(question))
     weights = [index.weight(g) for g in groups]
     scored = [(index.score(groups, weights, u), i) for i, u in enumerate(index.units)]
     return [(sc, index.units[i].page, index.units[i].category)
@@ -47,7 +65,7 @@ def best_pages(root: Page, question: str, k: int, listing: Callable[[str], Page 
                max_reads: int = MAX_READS) -> tuple[list[str], set[str]]:
     """The `k` subject pages whose listing entries best match the question, best first, and the
     question's words as the listings spell them. `listing(path)` reads a listing page (or None)."""
-    if k <= 0 or not question_stems(question):
+    if k <= 0 or not routing_stems(question):
         return [], set()
     entries: dict[str, dict[str, Any]] = {}
     opened: set[str] = set()
@@ -69,7 +87,7 @@ def best_pages(root: Page, question: str, k: int, listing: Callable[[str], Page 
         deeper = next(((sc, path) for sc, path, kind in ranked if kind == "category" and path not in opened), None)
         kth = subjects[k - 1][0] if len(subjects) >= k else 0.0
         if deeper is None or reads >= max_reads or deeper[0] <= kth:
-            words = set().union(*index.expand(question_stems(question)))
+            words = set().union(*_expand(index, routing_stems(question)))
             return [path for _, path in subjects[:k]], words
         opened.add(deeper[1])
         reads += 1

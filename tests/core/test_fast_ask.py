@@ -197,3 +197,50 @@ def test_a_question_naming_a_document_goes_to_it(repo, tmp_path):
     answer = ask_fast(repo.snapshot(), "Which state's law governs the consulting agreement with Slinger Bag?")
     assert answer.found and {c.doc for c in answer.citations} == {"slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"}
     assert any(s.action == "route" and "named" in s.note for s in answer.trace)
+
+
+# Vocabulary: documents and questions are stemmed alike (Snowball), and a question's elaboration weighs less.
+
+def test_search_terms_join_a_words_forms():
+    from hti_git.lexical import search_terms
+
+    assert search_terms("non-transferable") == ["non", "transfer"]  # a hyphenated compound is its parts
+    assert search_terms("transfer transferred transferable") == ["transfer"] * 3
+    assert search_terms("assigned assignment assignable") == ["assign"] * 3
+    assert search_terms("capped cap") == ["cap", "cap"]
+    assert search_terms("property properties") == ["properti", "properti"]
+    assert search_terms("party's parties", frozenset()) == ["parti", "parti"]
+    assert search_terms("the agreement of a party") == []  # stopwords dropped before stemming
+
+
+def test_question_focus_weighs_the_elaboration_less():
+    from hti_git.query.clause_search import ELABORATION, question_focus
+
+    focus = question_focus("Can a party terminate without cause (solely by giving notice and waiting)?")
+    assert focus["termin"] == focus["caus"] == 1.0
+    assert focus["notic"] == focus["wait"] == ELABORATION
+    focus = question_focus("Is liability uncapped? This includes uncapped damages such as IP infringement.")
+    assert focus["liabil"] == focus["uncap"] == 1.0  # a word of the core keeps its weight everywhere
+    assert focus["infring"] == focus["damag"] == ELABORATION
+    assert set(question_focus("Who are the parties?").values()) == {1.0}
+
+
+def test_routing_stems_are_the_catalogues_own():
+    from hti_git.lexical import terms
+    from hti_git.query.clause_search import routing_stems
+
+    assert routing_stems("Which leases terminate?") == terms("leases terminate")  # as the compile stems them
+
+
+def test_capped_meets_cap(tmp_path):
+    doc = tmp_path / "supply.txt"
+    doc.write_text("# Fees\n\nThe buyer pays the supplier's fees monthly in arrears, within thirty days of each "
+                   "invoice, by bank transfer to the account the supplier names.\n\n"
+                   "# Limits\n\nThe total of all fees payable in any one year is subject to a cap of ten "
+                   "thousand euros, whatever the volume of goods delivered.\n")
+    init_index(tmp_path / "idx")
+    with IndexRepo(tmp_path / "idx") as r:
+        compile_path(r, doc, Settings())
+        answer = ask_fast(r.snapshot(), "Are the fees capped?")  # 'capped' is the document's 'cap'
+        assert answer.found
+        assert "subject to a cap" in answer.citations[0].text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 
 from hti_git.compile.pipeline import compile_path
@@ -131,6 +133,17 @@ def test_fallback_reads_source_when_navigation_misses(tmp_path):
 RISOTTO = "# Saffron Risotto\n\nSimmer the rice with saffron and stock for twenty minutes.\n\n"
 
 
+@contextmanager
+def _one_document_index(tmp_path, text: str):
+    """A new index repository holding one `fast`-compiled text document."""
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text)
+    init_index(tmp_path / "idx")
+    with IndexRepo(tmp_path / "idx") as r:
+        compile_path(r, doc, Settings())
+        yield r
+
+
 def _compile_text(repo, path, text: str) -> None:
     path.write_text(text)
     compile_path(repo, path, Settings())
@@ -149,14 +162,11 @@ def test_routing_picks_the_relevant_document(repo, tmp_path):
 
 
 def test_one_shared_word_is_not_an_answer(tmp_path):
-    doc = tmp_path / "terms.txt"
-    doc.write_text("# Supply\n\nThe supplier ships apples every Monday morning from its orchard in the valley, "
-                   "packed in wooden crates and carried by its own lorries to the buyer's warehouse.\n\n"
-                   "# Payment\n\nPayment of each invoice is due within thirty days of receipt, by bank transfer "
-                   "to the account the seller names, in euros and without any deduction.\n")
-    init_index(tmp_path / "idx")
-    with IndexRepo(tmp_path / "idx") as r:
-        compile_path(r, doc, Settings())
+    with _one_document_index(tmp_path, "# Supply\n\nThe supplier ships apples every Monday morning from its "
+                             "orchard in the valley, packed in wooden crates and carried by its own lorries to the "
+                             "buyer's warehouse.\n\n# Payment\n\nPayment of each invoice is due within thirty days of "
+                             "receipt, by bank transfer to the account the seller names, in euros and without any "
+                             "deduction.\n") as r:
         miss = ask_fast(r.snapshot(), "Is an invoice issued for the apples?")
         assert not miss.found  # each passage holds only one of the two words the document uses
         hit = ask_fast(r.snapshot(), "When is payment of an invoice due?")
@@ -233,14 +243,10 @@ def test_routing_stems_are_the_catalogues_own():
 
 
 def test_capped_meets_cap(tmp_path):
-    doc = tmp_path / "supply.txt"
-    doc.write_text("# Fees\n\nThe buyer pays the supplier's fees monthly in arrears, within thirty days of each "
-                   "invoice, by bank transfer to the account the supplier names.\n\n"
-                   "# Limits\n\nThe total of all fees payable in any one year is subject to a cap of ten "
-                   "thousand euros, whatever the volume of goods delivered.\n")
-    init_index(tmp_path / "idx")
-    with IndexRepo(tmp_path / "idx") as r:
-        compile_path(r, doc, Settings())
+    with _one_document_index(tmp_path, "# Fees\n\nThe buyer pays the supplier's fees monthly in arrears, within "
+                             "thirty days of each invoice, by bank transfer to the account the supplier names.\n\n"
+                             "# Limits\n\nThe total of all fees payable in any one year is subject to a cap of ten "
+                             "thousand euros, whatever the volume of goods delivered.\n") as r:
         answer = ask_fast(r.snapshot(), "Are the fees capped?")  # 'capped' is the document's 'cap'
         assert answer.found
         assert "subject to a cap" in answer.citations[0].text

@@ -14,6 +14,7 @@ from typing import Any
 
 from hti_git.compile.schema import Schema
 from hti_git.index.model import Category, Subject
+from hti_git.index.plural import counted
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template, fence
 from hti_git.text import clean_line
@@ -121,10 +122,6 @@ def entries(category: Category) -> list[Category | Subject]:
     return sorted([*category.children, *category.subjects], key=_first_offset)
 
 
-def _entries(n: int) -> str:
-    return f"{n} entry" if n == 1 else f"{n} entries"
-
-
 def _count(category: Category) -> int:
     return len(category.subjects) + sum(_count(c) for c in category.children)
 
@@ -144,10 +141,10 @@ def category_content(category: Category, description: str, ident: str = "K1") ->
     for item in entries(category):
         if isinstance(item, Category) and _leaf(item):
             groups += 1
-            lines.append(f"- [{ident}.G{groups}] {item.name} ({_entries(_count(item))}):")
+            lines.append(f"- [{ident}.G{groups}] {item.name} ({counted(_count(item), 'entries')}):")
             lines += [f"    - {s.name}: {s.summary}" for s in entries(item)]
         elif isinstance(item, Category):
-            lines.append(f"- {item.name} ({_entries(_count(item))}): {item.summary}")
+            lines.append(f"- {item.name} ({counted(_count(item), 'entries')}): {item.summary}")
         else:
             lines.append(f"- {item.name}: {item.summary}")
     return "\n".join(lines)
@@ -159,7 +156,7 @@ def _groups(category: Category) -> list[Category]:
 
 def fallback_category_summary(category: Category) -> str:
     names = [item.name for item in entries(category)]
-    text = f"{len(names)} {'entry' if len(names) == 1 else 'entries'}: " + "; ".join(names)
+    text = f"{counted(len(names), 'entries')}: " + "; ".join(names)
     return text if len(text) <= 320 else text[:317].rsplit(";", 1)[0] + "; …"
 
 
@@ -189,11 +186,9 @@ def category_batches(level: list[Category], descriptions: dict[int, str], max_ou
     for category in level:
         cost_in = estimate_tokens(category_content(category, descriptions.get(id(category), "")))
         cost_out = CATEGORY_REPLY_TOKENS + GROUP_REPLY_TOKENS * len(_groups(category))
-        if batches and (used_in + cost_in > CATEGORY_BATCH_TOKENS or used_out + cost_out > room_out):
+        if not batches or used_in + cost_in > CATEGORY_BATCH_TOKENS or used_out + cost_out > room_out:
             batches.append([])
             used_in = used_out = 0
-        if not batches:
-            batches.append([])
         batches[-1].append(category)
         used_in += cost_in
         used_out += cost_out
@@ -229,7 +224,7 @@ async def summarize_category_batch(client: ModelClient, template: Template, batc
 def overview_content(opening: str, schema: Schema, categories: list[Category]) -> str:
     lines = ["Opening of the document:", opening.strip(), "", "Sections of the index:"]
     for c in categories:
-        lines.append(f"- {c.name} ({_entries(_count(c))}): {c.summary}")
+        lines.append(f"- {c.name} ({counted(_count(c), 'entries')}): {c.summary}")
     if schema.overview:
         lines += ["", f"Index design: {schema.overview}"]
     return fence("\n".join(lines))

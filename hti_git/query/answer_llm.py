@@ -145,12 +145,11 @@ def take_reply(snapshot: Snapshot, data: dict, items: list[Evidence], answer: An
                tokens: int, where: str = "") -> None:
     """Set answer.found/answer/citations from a reply {found, answer, citations} when a citation of
     one of `items` holds; otherwise leave the answer not found and say why in the trace."""
-    page = where
     found = bool(data.get("found")) and bool(str(data.get("answer") or "").strip())
     if found and str(data.get("answer")).strip().lower().rstrip(".") == "not found":
         found = False
     if not found:
-        answer.trace.append(Step(page, stage_action, note=f"not found in {len(items)} evidence items", tokens=tokens))
+        answer.trace.append(Step(where, stage_action, note=f"not found in {len(items)} evidence items", tokens=tokens))
         return
     by_id = {i.id: i for i in items}
     line_maps: dict[str, LineMap] = {}
@@ -171,9 +170,9 @@ def take_reply(snapshot: Snapshot, data: dict, items: list[Evidence], answer: An
         elif not any(c.doc == citation.doc and c.start == citation.start and c.end == citation.end for c in citations):
             citations.append(citation)
     for why in dropped:
-        answer.trace.append(Step(page, "drop", note=f"citation dropped: {why}"))
+        answer.trace.append(Step(where, "drop", note=f"citation dropped: {why}"))
     if not citations:
-        answer.trace.append(Step(page, stage_action, tokens=tokens,
+        answer.trace.append(Step(where, stage_action, tokens=tokens,
                                  note="answered without a citation that holds: treated as a miss"))
         return
     answer.found = True

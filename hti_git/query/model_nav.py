@@ -165,20 +165,21 @@ class DocNavigation:
         children: list[Link] = []
         related: list[Link] = []
 
-        def add(target: list[Link], prefix: str, path: str, title: str, summary: str, relation: str, note: str = ""):
+        def add(target: list[Link], prefix: str, path: str, title: str, summary: str, relation: str,
+                note: str = "") -> Link | None:
             if path in seen:  # existence is checked when a link is opened, not for every link listed
-                return
+                return None
             seen.add(path)
             target.append(Link(f"{prefix}{len(target) + 1}", path, title, summary, relation, note))
+            return target[-1]
 
         grandchildren: dict[str, list[Link]] = {}
         room = GRANDCHILD_CHARS
         for page in view:
             for child in page.links():
                 note = f"{child['subjects']} subjects" if child.get("kind") == "category" and child.get("subjects") else ""
-                add(children, "C", page.resolve(child["link"]), str(child.get("title", "")),
-                    str(child.get("summary", "")), "child", note)
-                link = children[-1] if children and children[-1].path == page.resolve(child["link"]) else None
+                link = add(children, "C", page.resolve(child["link"]), str(child.get("title", "")),
+                           str(child.get("summary", "")), "child", note)
                 if link is not None and child.get("kind") == "category" and room > 0:
                     used = self._add_grandchildren(link, grandchildren, seen, room)
                     if used:  # its entries' titles are listed: the summary's first sentences suffice
@@ -215,15 +216,13 @@ class DocNavigation:
     def _add_grandchildren(self, link: Link, grandchildren: dict[str, list[Link]], seen: set[str], room: int) -> int:
         """List the entries of the listing behind `link` (titles only) as link.id + ".1", ".2"...,
         while their titles fit `room` characters; return the characters used."""
-        try:
-            listing = self._peeked.get(link.path) or self.snapshot.page(link.path)
-        except (StoreError, PageFormatError):
+        listing = self._listing(link.path)
+        if listing is None:
             return 0
         entries = [(listing.resolve(c["link"]), str(c.get("title", ""))) for c in listing.links()]
         cost = sum(len(link.id) + 4 + len(one_line(title, 100)) for _, title in entries)
         if not entries or cost > room:
             return 0
-        self._peeked[link.path] = listing
         rows = []
         for i, (path, title) in enumerate(entries, 1):
             if path in seen:
@@ -264,8 +263,7 @@ class DocNavigation:
         prompt up to there is the same for every question on the document (a cacheable prefix)."""
         if not found:
             return ""
-        words = self._words
-        pages = "\n\n".join(self._render_page(page, words) for page in found)
+        pages = "\n\n".join(self._render_page(page, self._words) for page in found)
         tail = f"\n\nTheir links:\n{self.render_links(links)}" if links else ""
         return f"\nPages a word search found (they share words with the question; they may not answer it):\n{pages}{tail}\n"
 
@@ -299,13 +297,14 @@ class DocNavigation:
 
     async def decide(self, new: list[Page], revisited: list[Page], links: list[Link], can_go_up: bool,
                      found: list[Page] | None = None) -> Decision:
-        found = found or []
-        ahead = [lk for lk in links if lk.relation == "child"] if found else links
+        # with a word search's pages, their links (related, siblings) follow them, after the root's
+        ahead = [lk for lk in links if lk.relation == "child" or not found]
+        behind = [lk for lk in links if lk.relation != "child" and found]
         messages = self.template.messages(
             question=self.question,
             pages=self.render_pages(new, revisited),
             links=self.render_links(ahead),
-            found=self.render_found(found, [lk for lk in links if lk not in ahead]),
+            found=self.render_found(found or [], behind),
             budget=self.render_budget(can_go_up),
         )
         where = (new or revisited)[0].path
@@ -324,7 +323,8 @@ class DocNavigation:
         return pages
 
     def _listing(self, path: str) -> Page | None:
-        """A listing page for the word search (read once; a broken one is None)."""
+        """A listing page read without being shown (its entries, the word search): read once; a
+        broken one is None."""
         if path not in self._peeked:
             try:
                 self._peeked[path] = self.snapshot.page(path)

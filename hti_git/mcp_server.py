@@ -27,6 +27,7 @@ from hti_git.index.tree import list_documents, requested_documents, source_page_
 from hti_git.lexical import BM25, question_terms, terms
 from hti_git.sources.passages import split_passages
 from hti_git.store import IndexRepo, Snapshot
+from hti_git.text import one_line
 from hti_git.tokens import estimate_tokens
 
 MAX_CHARS = 12_000  # default cap on one tool result (about 3,000 tokens)
@@ -86,8 +87,7 @@ def _limit(max_chars: int | None) -> int:
 
 
 def _one_line(text: Any, limit: int = SUMMARY_CHARS) -> str:
-    text = " ".join(str(text or "").split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return one_line(text, limit)
 
 
 def check_rev(rev: str) -> str:

@@ -23,15 +23,14 @@ from dataclasses import dataclass, field
 
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
 from hti_git.index.page import Page
-from hti_git.lexical import QUESTION_NOISE, STOPWORDS, search_terms, stem, terms
+from hti_git.lexical import QUESTION_NOISE, STOPWORDS, search_terms, terms
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
 
-ANNEX_SLUG = "exhibits-and-annexes"
 K1, B = 1.2, 0.75
 NAME_WEIGHT = 1.0  # a question word in the clause's name counts this many times its idf on top of BM25
 SHORT_VALUE = 120  # characters; a shorter value is a label, read together with the value after it
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+LABEL_GAP = 200  # characters between a label and the value it is read with, at most
 # Words a question names its subject by that plain retrieval drops as common: "Who are the parties?"
 _QUESTION_KEEP = frozenset({"party", "parties"})
 _QUESTION_STOP = (STOPWORDS - _QUESTION_KEEP) | QUESTION_NOISE | frozenset(
@@ -81,9 +80,6 @@ class Unit:
     length: int
     own: frozenset[str]  # stems of the clause's name: title, heading, aliases
 
-    @property
-    def annex(self) -> bool:
-        return self.category == ANNEX_SLUG
 
 
 @dataclass
@@ -207,7 +203,7 @@ def _units(page: Page, category: str) -> list[Unit]:
     if category == "parties":
         own_text += " party"  # a party's page is named by its role too: "Who are the parties?"
     head = None
-    values: list[tuple[int, int, str]] = []
+    values: list[tuple[int, int, str, str]] = []
     for fld in meta.get("fields") or []:
         if fld.get("name") == "used in" and category in ("parties", "defined-terms"):
             continue  # a term quoted where it is used: those passages are the clauses' own
@@ -220,21 +216,23 @@ def _units(page: Page, category: str) -> list[Unit]:
                 head = (start, end)
                 own_text += " " + text
                 continue
-            values.append((start, end, text))
+            values.append((start, end, text, str(fld.get("name", ""))))
     own = frozenset(search_terms(own_text, STOPWORDS - _QUESTION_KEEP))
     out: list[Unit] = []
     i = 0
     while i < len(values):
-        start, end, text = values[i]
-        if len(text) < SHORT_VALUE and i + 1 < len(values):  # a label line: read with what follows
+        start, end, text, name = values[i]
+        nxt = values[i + 1] if i + 1 < len(values) else None
+        # a label line is read with the value right after it in the same field (never with a value
+        # elsewhere in the document: the passage would span all the text between them)
+        if len(text) < SHORT_VALUE and nxt and nxt[3] == name and 0 <= nxt[0] - end <= LABEL_GAP:
             i += 1
-            end = max(end, values[i][1])
-            text += " " + values[i][2]
+            end = max(end, nxt[1])
+            text += " " + nxt[2]
         t = search_terms(text)
         out.append(Unit(page.path, page.title, category, start, end, head, not out, Counter(t), len(t), own))
         i += 1
     return out
 
 
-__all__ = ["ClauseIndex", "Unit", "clause_index", "coverage", "question_focus", "question_stems", "routing_stems",
-           "stem"]
+__all__ = ["ClauseIndex", "Unit", "clause_index", "coverage", "question_focus", "question_stems", "routing_stems"]

@@ -128,6 +128,8 @@ def check_citation(item: Evidence, quote: str, source: str, lines: LineMap) -> t
     """(Citation, "") when the item's spans exist in `source` and the quote is in them, else (None, why)."""
     if item.unverified:
         return None, f"{item.id}: the index marks this value unverified (no evidence in the source)"
+    if any(not (0 <= s < e <= len(source)) for s, e in item.spans):
+        return None, f"{item.id}: span outside source.txt ({len(source)} characters) at this revision"
     if item.label == SUMMARY_LABEL:
         # A summary restates values: its citation resolves to the source sentence that states what
         # the quote says (verbatim if the quote is the document's words, else the sentence sharing
@@ -143,8 +145,6 @@ def check_citation(item: Evidence, quote: str, source: str, lines: LineMap) -> t
         return Citation(item.doc, item.page, s, e, lines.lines(s, e), lines.pages(s, e), source[s:e]), ""
     if not item.spans:
         return None, f"{item.id}: the value has no source span"
-    if any(not (0 <= s < e <= len(source)) for s, e in item.spans):
-        return None, f"{item.id}: span outside source.txt ({len(source)} characters) at this revision"
     start, end = min(s for s, _ in item.spans), max(e for _, e in item.spans)
     hit = find_quote(source, start, end, quote) if quote.strip() else None
     if hit is None:

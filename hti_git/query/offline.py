@@ -291,14 +291,3 @@ def search_source(ctx: DocContext, q: list[str], k: int = SOURCE_PASSAGES) -> li
     ]
 
 
-def _pick(found: list[_Candidate], best: _Candidate) -> list[_Candidate]:
-    """The best passage plus close runners-up (distinct spans), in score order."""
-    ranked = sorted(found, key=lambda c: (-c.score, c.page, c.start))
-    out: list[_Candidate] = []
-    for c in ranked:
-        if c.score < best.score * 0.6 or len(out) >= SOURCE_PASSAGES:
-            break
-        if any(c.start < o.end and o.start < c.end for o in out):
-            continue
-        out.append(c)
-    return out

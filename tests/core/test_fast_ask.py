@@ -250,3 +250,18 @@ def test_capped_meets_cap(tmp_path):
         answer = ask_fast(r.snapshot(), "Are the fees capped?")  # 'capped' is the document's 'cap'
         assert answer.found
         assert "subject to a cap" in answer.citations[0].text
+
+
+def test_a_short_value_is_read_only_with_the_value_right_after_it_in_its_field():
+    """A label joins the next value of its own field nearby, never a value elsewhere in the
+    document (the passage would span everything between them)."""
+    from hti_git.index.page import Page
+    from hti_git.query.clause_search import _units
+
+    page = Page("d/clauses/x.md", {"kind": "subject", "title": "X", "fields": [
+        {"name": "law", "values": [{"text": "The laws of New York govern.", "spans": [[100, 128]]}]},
+        {"name": "term", "values": [{"text": "Term.", "spans": [[9000, 9005]]},
+                                    {"text": "The term is five years from signing.", "spans": [[9010, 9046]]}]},
+    ]})
+    spans = [(u.start, u.end) for u in _units(page, "clauses")]
+    assert spans == [(100, 128), (9000, 9046)]

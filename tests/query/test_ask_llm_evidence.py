@@ -121,3 +121,15 @@ def test_fallback_windows_start_and_end_on_sentence_edges(repo):
         assert w.text.rstrip()[-1] in ".;:!?)\"”’" or e == len(source) or source[e] == "\n"
     spans = sorted(w.spans[0] for w in windows)
     assert all(a[1] < b[0] for a, b in zip(spans, spans[1:]))  # no window repeats another's text
+
+
+def test_a_summary_with_spans_past_the_source_is_refused_not_a_crash(repo):
+    """A stale index (spans beyond source.txt at this revision) gives a dropped citation, never an
+    IndexError out of the sentence search."""
+    from hti_git.index.linemap import LineMap
+    from hti_git.query.evidence import Evidence
+
+    source = repo.snapshot().read_text(f"{DOC}/source.txt")
+    item = Evidence("E1", DOC, f"{DOC}/x.md", "summary", "A summary.", [(0, len(source) + 50)])
+    citation, why = check_citation(item, "some words of a summary that restate a clause", source, LineMap(source))
+    assert citation is None and "span outside source.txt" in why

@@ -134,7 +134,7 @@ class IndexService:
             raise UsageError("the repository has no commits yet; run 'hti-git compile FILE' first")
         snap = self._snapshots.get(commit.hexsha)
         if snap is None:
-            snap = Snapshot(self.repo.repo, commit, rev)
+            snap = Snapshot(self.repo.repo, commit, rev, self.repo.objects)  # the repository's one reader
             self._snapshots[commit.hexsha] = snap
             while len(self._snapshots) > _SNAPSHOTS:
                 old, _ = self._snapshots.popitem(last=False)

@@ -19,6 +19,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -84,6 +85,7 @@ class ObjectReader:
         self.git_dir = str(git_dir)
         self.git_exe = git_exe
         self._proc: subprocess.Popen | None = None
+        self._lock = threading.Lock()  # one request and its replies at a time on the shared pipe
 
     def _start(self) -> subprocess.Popen:
         if self._proc is None or self._proc.poll() is not None:
@@ -92,7 +94,17 @@ class ObjectReader:
         return self._proc
 
     def read(self, shas: list[str]) -> list[tuple[str, bytes]]:
-        """(type, bytes) of each object, in order; ('missing', b'') for an id the repository lacks."""
+        """(type, bytes) of each object, in order; ('missing', b'') for an id the repository lacks.
+        A read that fails part-way stops the process (its unread replies would answer the next
+        request), so the next read starts a fresh one."""
+        with self._lock:
+            try:
+                return self._read(shas)
+            except BaseException:
+                self._stop(kill=True)
+                raise
+
+    def _read(self, shas: list[str]) -> list[tuple[str, bytes]]:
         proc = self._start()
         out: list[tuple[str, bytes]] = []
         for first in range(0, len(shas), self.CHUNK):
@@ -112,14 +124,24 @@ class ObjectReader:
         return out
 
     def close(self) -> None:
-        if self._proc is not None:
-            with contextlib.suppress(OSError):
-                self._proc.stdin.close()
-            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-                self._proc.wait(timeout=5)
-            with contextlib.suppress(OSError):
-                self._proc.stdout.close()
-            self._proc = None
+        with self._lock:
+            self._stop(kill=False)
+
+    def _stop(self, kill: bool) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            if kill:
+                proc.kill()
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        with contextlib.suppress(OSError):
+            proc.stdout.close()
 
 
 def parse_tree(data: bytes) -> list[tuple[bytes, str, str]]:
@@ -308,11 +330,16 @@ class IndexRepo:
                 return None
             raise StoreError(f"unknown revision {rev!r}") from exc
 
-    def snapshot(self, rev: str = "HEAD") -> Snapshot:
-        """The index as of `rev` (commit, branch, tag or expression like HEAD~2)."""
+    @property
+    def objects(self) -> ObjectReader:
+        """The repository's one bulk object reader (started on first use, stopped by close())."""
         if self._objects is None:
             self._objects = ObjectReader(self.git_dir, self.repo.git.GIT_PYTHON_GIT_EXECUTABLE or "git")
-        return Snapshot(self.repo, self.resolve(rev), rev, self._objects)
+        return self._objects
+
+    def snapshot(self, rev: str = "HEAD") -> Snapshot:
+        """The index as of `rev` (commit, branch, tag or expression like HEAD~2)."""
+        return Snapshot(self.repo, self.resolve(rev), rev, self.objects)
 
     def has_commits(self) -> bool:
         try:
@@ -491,7 +518,7 @@ class IndexRepo:
         for path in remove:
             builder.delete(path)
         if derive is not None:
-            base_snapshot = Snapshot(self.repo, base, base.hexsha if base is not None else "(empty)", self._objects)
+            base_snapshot = Snapshot(self.repo, base, base.hexsha if base is not None else "(empty)", self.objects)
             try:
                 files = {**files, **derive(base_snapshot)}
             finally:

@@ -315,8 +315,9 @@ def compile_many(
         if on_done:
             on_done(result, None)
 
-    reader = SourceReader(parallel, planned, settings.max_text_bytes)
-    try:
+    reader: SourceReader | None = None
+    try:  # the Ray executor above is shut down below whatever fails from here, the reader included
+        reader = SourceReader(parallel, planned, settings.max_text_bytes)
         sent: dict[Any, tuple[int, Path]] = {}
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             futures = {pool.submit(prepare, path): (i, path) for i, path in enumerate(planned)}
@@ -338,7 +339,8 @@ def compile_many(
                 for r in committed:
                     on_done(r, None)
     finally:
-        reader.close()
+        if reader is not None:
+            reader.close()
         for r in opened:
             r.close()
         if remote is not None:

@@ -20,7 +20,7 @@ from hti_git.errors import HtiError, UsageError
 from hti_git.index.catalog import CATALOG_FILE, make_entry, updated_catalog
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LayoutOptions, build_pages
 from hti_git.index.model import Record
-from hti_git.index.page import dump_yaml, safe_yaml
+from hti_git.index.page import dump_yaml, load_yaml
 from hti_git.index.slug import doc_slug, name_slug, slugify
 from hti_git.llm.cache import CACHE_FILE
 from hti_git.llm.ledger import usage_trailers
@@ -162,7 +162,7 @@ def existing_schema(snapshot, doc: str):
     if not snapshot.exists(path):
         return None
     try:
-        data = safe_yaml().load(snapshot.read_text(path))
+        data = load_yaml(snapshot.read_text(path))
         return schema_from_data(data, strict=True)
     except (HtiError, YAMLError, UnicodeDecodeError):  # an unreadable schema is rediscovered, never fatal
         return None

@@ -78,6 +78,13 @@ def _loader() -> YAML:
     return _LOCAL.loader
 
 
+def load_yaml(text: str) -> Any:
+    """YAML that hti-git wrote (or a person did): its own subset read fast, anything else by the safe
+    loader (this thread's). Errors are YAMLError."""
+    value = fastyaml.load(text)
+    return _loader().load(text) if value is fastyaml.UNSUPPORTED else value
+
+
 def dump_yaml(value: Any, block_lists: bool = False) -> str:
     """YAML text of `value` as hti-git writes every file: fixed key order, no re-wrapping.
 
@@ -140,10 +147,8 @@ def parse_page(path: str, data: bytes | str) -> Page:
     if end == -1:
         raise PageFormatError(f"{path}: front-matter is not closed by '---'")
     front = text[len(FENCE): end + 1]
-    meta = fastyaml.load(front)  # hti-git's own subset, fast; anything else goes to the safe loader
     try:
-        if meta is fastyaml.UNSUPPORTED:
-            meta = _loader().load(front) or {}
+        meta = load_yaml(front) or {}
     except YAMLError as exc:
         raise PageFormatError(f"{path}: invalid front-matter ({str(exc).splitlines()[0]})") from None
     if not isinstance(meta, dict):

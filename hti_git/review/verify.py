@@ -22,10 +22,9 @@ from typing import Any
 from ruamel.yaml.error import YAMLError
 
 from hti_git.errors import PageFormatError, UsageError
-from hti_git.index import fastyaml
 from hti_git.index.catalog import CATALOG_FILE, entry_from_snapshot, make_entry
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE
-from hti_git.index.page import Page, parse_page, safe_yaml
+from hti_git.index.page import Page, load_yaml, parse_page
 from hti_git.store import IndexRepo, Snapshot
 from hti_git.text import canonical_sha256
 from hti_git.tokens import estimate_tokens
@@ -282,10 +281,7 @@ class _DocChecker:
             return
         try:
             text = self.data[schema_path].decode("utf-8")
-            schema = fastyaml.load(text)  # hti-git's own subset, fast; anything else: the safe loader
-            if schema is fastyaml.UNSUPPORTED:
-                schema = safe_yaml().load(text)
-            schema = schema or {}
+            schema = load_yaml(text) or {}
         except (YAMLError, UnicodeDecodeError) as exc:
             self.problem(schema_path, "format", f"invalid YAML ({str(exc).splitlines()[0]})")
             return

@@ -205,3 +205,34 @@ def test_a_commit_that_lands_before_the_ref_move_is_kept_and_the_compile_refuses
     assert head == other["sha"]  # the colleague's commit is kept
     assert not any(p.startswith("slingerbag") for p in repo.snapshot("HEAD").blob_shas(""))
     repo.close()
+
+
+def test_an_object_reader_that_fails_mid_read_starts_fresh_and_answers_right(tmp_path):
+    """A read interrupted part-way (its replies unread in the pipe) must not answer the next
+    request with the wrong objects: the process is stopped and the next read starts a new one."""
+    import subprocess
+
+    from hti_git.store import ObjectReader
+
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+
+    def blob(data: bytes) -> str:
+        return subprocess.run(["git", "-C", str(tmp_path / "r"), "hash-object", "-w", "--stdin"], input=data,
+                              capture_output=True, check=True).stdout.decode().strip()
+
+    a, b = blob(b"a"), blob(b"b")
+    reader = ObjectReader(tmp_path / "r" / ".git")
+    real = reader._read
+
+    def fail_after_sending(shas):
+        proc = reader._start()
+        proc.stdin.write(f"{a}\n{a}\n".encode())  # requests sent, replies never read
+        proc.stdin.flush()
+        raise KeyboardInterrupt
+
+    reader._read = fail_after_sending
+    with pytest.raises(KeyboardInterrupt):
+        reader.read([a, a])
+    reader._read = real
+    assert reader.read([b]) == [("blob", b"b")]
+    reader.close()

@@ -169,10 +169,8 @@ async def _compile(client: ModelClient, source: SourceText, settings: Settings, 
         track("group", 0, len(crowded), force=True)
         await asyncio.gather(*(group_category(client, templates["group"], c, layout, notes) for c in crowded))
 
-    keyed = schema.keyed()
-    descriptions = {id(merged.categories[k]): spec.description for k, spec in keyed.items() if k in merged.categories}
     track("summarize categories", force=True)
-    await summarize_categories(client, templates["category"], record.categories, descriptions, settings.max_output_tokens)
+    await summarize_categories(client, templates["category"], record.categories, settings.max_output_tokens)
     track("summarize root", force=True)
     record.title, record.overview = await write_overview(client, templates["overview"], source.text, schema,
                                                          record.categories, title)

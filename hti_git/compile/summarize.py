@@ -130,13 +130,11 @@ def _leaf(category: Category) -> bool:
     return not category.children
 
 
-def category_content(category: Category, description: str, ident: str = "K1") -> str:
+def category_content(category: Category, ident: str = "K1") -> str:
     """A category as its summary prompt shows it: its entries with their whole summaries; a group
     of subjects (a leaf sub-section the layout made) is shown with its own entries, id K1.G1, ..."""
-    lines = [f"[{ident}] Section: {category.name}"]
-    if description:
-        lines.append(f"About: {description}")
-    lines.append("Entries:")
+    # the section's schema description is not repeated: its name and whole entries say more
+    lines = [f"[{ident}] Section: {category.name}", "Entries:"]
     groups = 0
     for item in entries(category):
         if isinstance(item, Category) and _leaf(item):
@@ -176,7 +174,7 @@ def category_levels(categories: list[Category]) -> list[list[Category]]:
     return [levels[d] for d in sorted(levels, reverse=True)]
 
 
-def category_batches(level: list[Category], descriptions: dict[int, str], max_output_tokens: int) -> list[list[Category]]:
+def category_batches(level: list[Category], max_output_tokens: int) -> list[list[Category]]:
     """Sections packed into calls in order: a call's prompt holds about CATEGORY_BATCH_TOKENS of
     entries and its reply fits REPLY_SHARE of the output limit, so calls grow with pages of
     sections, not with sections."""
@@ -184,7 +182,7 @@ def category_batches(level: list[Category], descriptions: dict[int, str], max_ou
     used_in = used_out = 0
     room_out = max_output_tokens * REPLY_SHARE
     for category in level:
-        cost_in = estimate_tokens(category_content(category, descriptions.get(id(category), "")))
+        cost_in = estimate_tokens(category_content(category))
         cost_out = CATEGORY_REPLY_TOKENS + GROUP_REPLY_TOKENS * len(_groups(category))
         if not batches or used_in + cost_in > CATEGORY_BATCH_TOKENS or used_out + cost_out > room_out:
             batches.append([])
@@ -196,18 +194,17 @@ def category_batches(level: list[Category], descriptions: dict[int, str], max_ou
 
 
 async def summarize_categories(client: ModelClient, template: Template, categories: list[Category],
-                               descriptions: dict[int, str], max_output_tokens: int) -> None:
+                               max_output_tokens: int) -> None:
     """Every section's summary and, in the same call, its groups' (ids K1, K1.G1, ...): deepest
     level first, each level's sections packed several to a call."""
     for level in category_levels(categories):
-        batches = category_batches(level, descriptions, max_output_tokens)
-        await asyncio.gather(*(summarize_category_batch(client, template, b, descriptions) for b in batches))
+        batches = category_batches(level, max_output_tokens)
+        await asyncio.gather(*(summarize_category_batch(client, template, b) for b in batches))
 
 
-async def summarize_category_batch(client: ModelClient, template: Template, batch: list[Category],
-                                   descriptions: dict[int, str]) -> None:
+async def summarize_category_batch(client: ModelClient, template: Template, batch: list[Category]) -> None:
     ids = {f"K{i + 1}": c for i, c in enumerate(batch)}
-    content = fence("\n\n".join(category_content(c, descriptions.get(id(c), ""), k) for k, c in ids.items()))
+    content = fence("\n\n".join(category_content(c, k) for k, c in ids.items()))
     count = sum(1 + len(_groups(c)) for c in batch)
     completion = await client.complete("summarize", template.messages(category=content), summaries_schema(count),
                                        label=", ".join(c.name for c in batch)[:80])

@@ -55,7 +55,7 @@ NAVIGATE_SCHEMA = {
 LINK_SUMMARY_CHARS = 320  # a link's one-line summary, whole (subject summaries are at most 240)
 PAGE_CHARS = 3200  # a page's text in a navigation prompt; past it, whole values are left out, never cut
 MAX_SIBLINGS = 12
-LISTED_SUMMARY_CHARS = 180  # a link's summary when its entries are listed under it
+LISTED_SUMMARY_CHARS = 150  # a link's summary when its entries are listed under it
 GRANDCHILD_CHARS = 1200  # titles of a listing's entries shown under its link, so the model can jump two levels
 MAX_KEPT = 8  # items kept from earlier pages and shown again
 SUGGESTED_PAGES = 2  # subject pages a word search ranks first, shown with the root on the first step
@@ -239,7 +239,8 @@ class DocNavigation:
         shown_now = {item.id for page in new for item in self.book.for_page(page.path)}
         kept = [item for item in self.kept if item.id not in shown_now]
         if kept:
-            parts.append("Kept from pages read before:\n" + fence("\n".join(_item_line(i) for i in kept)))
+            shown: dict[str, str] = {}
+            parts.append("Kept from pages read before:\n" + fence("\n".join(_item_line(i, shown) for i in kept)))
         for page in new:
             parts.append(self._render_page(page))
         for page in revisited:
@@ -416,8 +417,18 @@ class DocNavigation:
         return self.pages
 
 
-def _item_line(item: Evidence) -> str:
-    return f"[{item.id}] {item.label}: {' '.join(item.text.split())}"
+def _item_line(item: Evidence, shown: dict[str, str] | None = None) -> str:
+    """An item as "[id] label: text". With `shown` (sentence -> id of the item that showed it), a
+    value whose sentence an item above already showed reads "reading | (the sentence of E3)":
+    extraction often anchors several fields of one clause in the same sentence."""
+    text = " ".join(item.text.split())
+    reading, bar, sentence = text.partition(" | ")
+    if shown is not None and bar and len(sentence) > 80:
+        if sentence in shown:
+            text = f"{reading} | (the sentence of {shown[sentence]})"
+        else:
+            shown[sentence] = item.id
+    return f"[{item.id}] {item.label}: {text}"
 
 
 def _page_text(page: Page, items: list[Evidence]) -> tuple[str, int]:
@@ -430,8 +441,9 @@ def _page_text(page: Page, items: list[Evidence]) -> tuple[str, int]:
         lines.append("Also called: " + ", ".join(map(str, page.meta["aliases"])))
     left = 0
     used = sum(len(line) + 1 for line in lines)
+    shown: dict[str, str] = {}
     for item in items:
-        line = _item_line(item)
+        line = _item_line(item, shown)
         if used + len(line) > PAGE_CHARS and len(lines) > 2:
             left += 1
             continue

@@ -20,6 +20,7 @@ from hti_git.lexical import terms
 from hti_git.query.clause_search import ClauseIndex, Unit, routing_stems
 
 MAX_READS = 3  # listings below the root's categories that one search may open
+RUNNER_UP_SHARE = 0.6  # a page after the first is shown only when it scores this share of the first's
 
 
 def _index(entries: dict[str, dict[str, Any]]) -> ClauseIndex:
@@ -88,7 +89,8 @@ def best_pages(root: Page, question: str, k: int, listing: Callable[[str], Page 
         kth = subjects[k - 1][0] if len(subjects) >= k else 0.0
         if deeper is None or reads >= max_reads or deeper[0] <= kth:
             words = set().union(*_expand(index, routing_stems(question)))
-            return [path for _, path in subjects[:k]], words
+            top = subjects[0][0] if subjects else 0.0
+            return [path for sc, path in subjects[:k] if sc >= RUNNER_UP_SHARE * top], words
         opened.add(deeper[1])
         reads += 1
         add(listing(deeper[1]))

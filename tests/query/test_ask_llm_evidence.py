@@ -76,8 +76,8 @@ def test_one_sentence_backing_several_fields_is_one_item():
 
 
 def test_navigation_shows_values_whole_and_leaves_out_whole_values_past_the_page_limit():
-    sentence = "The Consultant shall deliver the monthly report within ten days of the month end. " * 3
-    values = [{"value": f"report {i}", "text": sentence.strip(), "spans": [[0, 10]]} for i in range(40)]
+    sentence = "The Consultant shall deliver the monthly report {} within ten days of the month end. " * 3
+    values = [{"value": f"report {i}", "text": sentence.replace("{}", str(i)).strip(), "spans": [[0, 10]]} for i in range(40)]
     page = Page("d/c/s.md", {"kind": "subject", "title": "Reports", "summary": "Monthly reports.",
                              "fields": [{"name": "duty", "values": values}]})
     text, left = _page_text(page, EvidenceBook().add_page(page))
@@ -85,6 +85,17 @@ def test_navigation_shows_values_whole_and_leaves_out_whole_values_past_the_page
     shown = [line for line in text.splitlines() if re.match(r"\[E\d+\] duty: ", line)]
     assert shown and all(line.endswith("month end.") for line in shown)  # never cut mid-sentence
     assert left == 40 - len(shown) and f"({left} more value(s) on this page" in text
+
+
+def test_a_sentence_backing_several_readings_is_shown_once_per_prompt():
+    sentence = "Either party may terminate this Agreement on thirty (30) days' written notice to the other party."
+    values = [{"value": reading, "text": sentence, "spans": [[0, 98]]} for reading in ("either party", "30 days")]
+    page = Page("d/c/s.md", {"kind": "subject", "title": "Termination", "summary": "Termination on notice.",
+                             "fields": [{"name": "party", "values": values[:1]}, {"name": "notice", "values": values[1:]}]})
+    items = EvidenceBook().add_page(page)
+    text, _ = _page_text(page, items)
+    assert text.count(sentence) == 1  # both readings stay, each with its own id, citable
+    assert f"[{items[2].id}] notice: 30 days | (the sentence of {items[1].id})" in text
 
 
 def test_ask_json_reports_usage_per_stage(repo, monkeypatch):

@@ -194,6 +194,7 @@ class DocNavigation:
                     add(related, "R", page.resolve(str(entry["link"])), str(entry.get("title", entry["link"])),
                         str(entry.get("summary", "")), "related")
         siblings = 0
+        seen |= {page.path for page in view}  # a page shown is not its neighbours' sibling link
         for page in view:
             parent = self._parent(page)
             listing = self._read.get(parent) or self._peeked.get(parent) if parent else None

@@ -36,6 +36,7 @@ class Evidence:
     pages: list[int] = field(default_factory=list)
     unverified: bool = False
     anywhere: bool = False  # a listing's summary: a quote from it is looked for in the whole source
+    summary: bool = False  # a page's summary (not a value): its quote resolves to the sentence that states it
 
 
 SUMMARY_LABEL = "summary"
@@ -66,7 +67,7 @@ class EvidenceBook:
             spans = sorted({(int(s), int(e)) for _, v in values for s, e in (v.get("spans") or [])})
             pages = sorted({int(p) for _, v in values for p in (v.get("pages") or [])})
             found.append(self.add(doc, page.path, SUMMARY_LABEL, page.summary, spans, pages,
-                                  anywhere=page.kind != "subject"))
+                                  anywhere=page.kind != "subject", summary=True))
         by_text: dict[str, Evidence] = {}
         for name, value in values:
             text = str(value.get("text", ""))
@@ -85,9 +86,10 @@ class EvidenceBook:
         return found
 
     def add(self, doc: str, page: str, label: str, text: str, spans: list[tuple[int, int]],
-            pages: list[int] | None = None, unverified: bool = False, anywhere: bool = False) -> Evidence:
+            pages: list[int] | None = None, unverified: bool = False, anywhere: bool = False,
+            summary: bool = False) -> Evidence:
         item = Evidence(f"{self.prefix}{len(self.items) + 1}", doc, page, label, text, spans, pages or [], unverified,
-                        anywhere)
+                        anywhere, summary)
         self.items[item.id] = item
         return item
 
@@ -130,7 +132,7 @@ def check_citation(item: Evidence, quote: str, source: str, lines: LineMap) -> t
         return None, f"{item.id}: the index marks this value unverified (no evidence in the source)"
     if any(not (0 <= s < e <= len(source)) for s, e in item.spans):
         return None, f"{item.id}: span outside source.txt ({len(source)} characters) at this revision"
-    if item.label == SUMMARY_LABEL:
+    if item.summary:
         # A summary restates values: its citation resolves to the source sentence that states what
         # the quote says (verbatim if the quote is the document's words, else the sentence sharing
         # most of its words), within the summary's spans, or anywhere for a listing's summary.

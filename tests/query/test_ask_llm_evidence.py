@@ -141,6 +141,21 @@ def test_a_summary_with_spans_past_the_source_is_refused_not_a_crash(repo):
     from hti_git.query.evidence import Evidence
 
     source = repo.snapshot().read_text(f"{DOC}/source.txt")
-    item = Evidence("E1", DOC, f"{DOC}/x.md", "summary", "A summary.", [(0, len(source) + 50)])
+    item = Evidence("E1", DOC, f"{DOC}/x.md", "summary", "A summary.", [(0, len(source) + 50)], summary=True)
     citation, why = check_citation(item, "some words of a summary that restate a clause", source, LineMap(source))
     assert citation is None and "span outside source.txt" in why
+
+
+def test_a_field_named_summary_is_checked_as_a_value_not_as_a_page_summary():
+    """A schema may name a field "summary"; its values are still values: a quote must be in their span."""
+    from hti_git.index.linemap import LineMap
+
+    source = "The Term is two years. Either party may terminate on thirty days' notice."
+    value = {"value": "two years", "text": "The Term is two years.", "spans": [[0, 22]]}
+    page = Page("d/c/s.md", {"kind": "subject", "title": "Term", "summary": "A two-year term.",
+                             "fields": [{"name": "summary", "values": [value]}]})
+    page_summary, field_value = EvidenceBook().add_page(page)
+    assert page_summary.summary and not field_value.summary
+    citation, why = check_citation(field_value, "Either party may terminate on thirty days' notice", source,
+                                   LineMap(source))
+    assert citation is None and "not found in the cited source span" in why

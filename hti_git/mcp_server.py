@@ -270,6 +270,27 @@ class IndexService:
             cache[key] = LineMap(snap.read_text(f"{doc}/{SOURCE_FILE}"), source_page_starts(snap, doc))
         return cache[key]
 
+    def _collection(self, snap: Snapshot, docs: list[str]) -> tuple[list[tuple[str, str, str, int, int]], list[str], BM25]:
+        """The BM25 collection `search` ranks for `docs` at this commit, built once: every page (title,
+        summary, values) and every source passage, as (kind, doc, path, start, end), texts and model."""
+        key = ("search", tuple(docs))
+        cache = self._memo.setdefault(snap.sha, {})
+        if key not in cache:
+            items: list[tuple[str, str, str, int, int]] = []
+            texts: list[str] = []
+            for d in docs:
+                for path in sorted(p for p in snap.blob_shas(d) if p.endswith(".md")):
+                    page = snap.page(path)
+                    values = [str(v.get("text", "")) for f in page.meta.get("fields", []) for v in f.get("values", [])]
+                    items.append(("page", d, path, 0, 0))
+                    texts.append(" ".join([page.title, page.title, page.summary, *values]))
+                source = snap.read_text(f"{d}/{SOURCE_FILE}")
+                for s, e in split_passages(source, 0, len(source)):
+                    items.append(("source", d, f"{d}/{SOURCE_FILE}", s, e))
+                    texts.append(source[s:e])
+            cache[key] = (items, texts, BM25([terms(t) for t in texts]))
+        return cache[key]
+
     def _page_text(self, snap: Snapshot, doc: str, page) -> str:
         """A page as an agent reads it: the body, with a subject's values citing lines and characters."""
         meta = page.meta
@@ -326,20 +347,7 @@ class IndexService:
             docs = [self._doc(snap, doc)] if doc else snap.docs()
             if not docs:
                 raise UsageError(f"no compiled documents at {snap.rev}")
-            # One BM25 collection per call: every page (title, summary, values) and every source passage.
-            items: list[tuple[str, str, str, int, int]] = []  # (kind, doc, path or '', start, end) + text below
-            texts: list[str] = []
-            for d in docs:
-                for path in sorted(p for p in snap.blob_shas(d) if p.endswith(".md")):
-                    page = snap.page(path)
-                    values = [str(v.get("text", "")) for f in page.meta.get("fields", []) for v in f.get("values", [])]
-                    items.append(("page", d, path, 0, 0))
-                    texts.append(" ".join([page.title, page.title, page.summary, *values]))
-                source = snap.read_text(f"{d}/{SOURCE_FILE}")
-                for s, e in split_passages(source, 0, len(source)):
-                    items.append(("source", d, f"{d}/{SOURCE_FILE}", s, e))
-                    texts.append(source[s:e])
-            model = BM25([terms(t) for t in texts])
+            items, texts, model = self._collection(snap, docs)
             scored = sorted(((model.score(q, i), i) for i in range(len(items))), key=lambda x: (-x[0], x[1]))
             hits = [(s, i) for s, i in scored if s > 0][:k]
             if not hits:

@@ -290,3 +290,20 @@ def test_revisions_search_ask_and_diff(tmp_path):
     assert "Delaware" in diff and "7.10 Governing Law" in diff
     assert service.diff("HEAD", "HEAD").startswith("No index changes")
     service.close()
+
+
+def test_search_builds_its_collection_once_per_revision(shared_idx, monkeypatch):
+    """An agent searches many times at one revision: pages are read and ranked into one collection once."""
+    from hti_git.store import Snapshot
+
+    service = IndexService(shared_idx)
+    reads = []
+    original = Snapshot.page
+    monkeypatch.setattr(Snapshot, "page", lambda self, path: reads.append(path) or original(self, path))
+    first = service.search("governing law", doc=DOC, k=3)
+    built = len(reads)
+    again = service.search("governing law", doc=DOC, k=3)
+    other = service.search("termination notice", doc=DOC, k=3)
+    assert built > 0 and first == again and "termination" in other.lower()
+    assert len(reads) - built <= 6  # only the hits' pages, for their titles: no page read to rebuild
+    service.close()

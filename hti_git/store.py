@@ -700,7 +700,7 @@ class _TreeBuilder:
     store starts one `git hash-object` process per object.
     """
 
-    def __init__(self, repo: git.Repo, base: git.Tree | None, owner: IndexRepo):
+    def __init__(self, repo: git.Repo | None, base: git.Tree | None, owner: IndexRepo | None):
         self.repo = repo
         self.owner = owner
         self.root = self._load(base)
@@ -745,6 +745,10 @@ class _TreeBuilder:
         folder = self._folder(parts[:-1], create=False)
         if folder is not None:
             folder.pop(parts[-1], None)
+
+    def tree_id(self) -> str:
+        """The id of the tree as edited so far, computed without writing anything."""
+        return self._write(self.root).hex()
 
     def write(self) -> str:
         sha = self._write(self.root).hex()
@@ -872,30 +876,12 @@ def tree_sha(files: dict[str, bytes]) -> str:
 
     Pure (nothing is written): lets a compile record its document folder's tree id in the catalogue
     of the same commit, so a reader can tell a current catalogue entry from a stale one by comparing
-    ids in the top-level tree.
+    ids in the top-level tree. It is commit()'s own tree builder, with no repository behind it.
     """
-    root: dict = {}
+    builder = _TreeBuilder(None, None, None)
     for path, data in files.items():
-        parts = _split(path)
-        node = root
-        for part in parts[:-1]:
-            node = node.setdefault(part, {})
-        node[parts[-1]] = bytes.fromhex(blob_sha(data))
-
-    def write(node: dict) -> bytes:
-        entries = []
-        for name, entry in node.items():
-            if isinstance(entry, dict):
-                entries.append((write(entry), TREE_MODE, name))
-            else:
-                entries.append((entry, BLOB_MODE, name))
-        entries.sort(key=lambda e: e[2] + "/" if e[1] == TREE_MODE else e[2])
-        buf = BytesIO()
-        tree_to_stream(entries, buf.write)
-        data = buf.getvalue()
-        return hashlib.sha1(b"tree %d\0" % len(data) + data).digest()
-
-    return write(root).hex()
+        builder.put(path, data)
+    return builder.tree_id()
 
 
 def _split(path: str) -> list[str]:

@@ -779,13 +779,19 @@ _PACK_TYPES = {b"commit": 1, b"tree": 2, b"blob": 3}
 def _write_objects(repo: git.Repo, owner: IndexRepo, objects: dict[bytes, tuple[bytes, bytes]]) -> None:
     """Write `objects` (binsha -> (type, data)) into the repository's object database.
 
-    Objects already stored loose are skipped (an unchanged file of a recompile). Many objects go
-    into one pack (undeltified; `git gc` deltifies later), handed to `git index-pack`, which checks
-    every object and writes the pack's index; few are written loose, as Git does.
+    Objects already stored, loose or in a pack, are skipped (an unchanged file of a recompile). Many
+    objects go into one pack (undeltified; `git gc` deltifies later), handed to `git index-pack`,
+    which checks every object and writes the pack's index; few are written loose, as Git does.
     """
     objects_dir = Path(repo.common_dir) / "objects"  # a linked worktree's objects are the main repository's
     todo = [(binsha, kind, data) for binsha, (kind, data) in objects.items()
             if not (objects_dir / binsha.hex()[:2] / binsha.hex()[2:]).exists()]
+    if todo and any((objects_dir / "pack").glob("*.pack")):
+        asked = "".join(binsha.hex() + "\n" for binsha, _, _ in todo).encode()
+        # one `cat-file --batch-check` for all of them: a stored object prints its id, a new one "<id> missing"
+        stored = {line for line in owner._git_output(["cat-file", "--batch-check=%(objectname)"], asked).split("\n")
+                  if line and not line.endswith(" missing")}
+        todo = [t for t in todo if t[0].hex() not in stored]
     if len(todo) >= PACK_MIN_OBJECTS:
         whole = owner._git_output(["index-pack", "--stdin"], _pack_bytes(todo)).split()[-1]
         _deltify(owner, objects_dir / "pack", whole, [binsha.hex() for binsha, _, _ in todo])

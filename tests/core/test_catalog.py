@@ -241,6 +241,28 @@ def test_batches_pack_loose_objects(tmp_path, contract_text):
     _git(tmp_path / "idx", "fsck", "--strict")
 
 
+def test_objects_already_in_a_pack_are_not_written_again(tmp_path, contract_text):
+    """A recompile after `git gc` re-creates blobs that only a pack holds: they are not stored twice."""
+    import hashlib
+
+    from hti_git import store
+
+    init_index(tmp_path / "idx")
+    [path] = _copies(contract_text, tmp_path / "docs", ["p1"])
+    with IndexRepo(tmp_path / "idx") as repo:
+        compile_path(repo, str(path), Settings(), method="fast")
+        _git(tmp_path / "idx", "repack", "-a", "-d", "-q")
+        _git(tmp_path / "idx", "prune-packed")
+        data = repo.snapshot().read_text("p1/source.txt").encode()
+        binsha = hashlib.sha1(b"blob %d\0" % len(data) + data).digest()
+        new = b"a blob no pack holds\n"
+        new_sha = hashlib.sha1(b"blob %d\0" % len(new) + new).digest()
+        store._write_objects(repo.repo, repo, {binsha: (b"blob", data), new_sha: (b"blob", new)})
+        loose = tmp_path / "idx" / ".git" / "objects"
+        assert not (loose / binsha.hex()[:2] / binsha.hex()[2:]).exists()
+        assert (loose / new_sha.hex()[:2] / new_sha.hex()[2:]).exists()
+
+
 def test_uncommitted_edit_of_the_catalogue_is_never_overwritten(corpus, tmp_path, contract_text):
     (corpus.root / CATALOG_FILE).write_text("my own notes\n")
     [path] = _copies(contract_text, tmp_path / "more", ["delta-deed"])

@@ -94,10 +94,20 @@ class ClauseIndex:
     names: set[str] = field(default_factory=set)  # stems of the title and party names (routing)
 
     def finish(self) -> None:
+        self._page_words: dict[str, set[str]] = {}
         for u in self.units:
             self.df.update(set(u.tf) | u.own)
+            if u.category != "source":
+                self._page_words.setdefault(u.page, set()).update(u.tf)
         self.avgdl = sum(u.length for u in self.units) / len(self.units) if self.units else 0.0
         self.vocab = sorted(self.df)
+
+    def clause_words(self, unit: Unit) -> set[str]:
+        """The words of the clause a passage belongs to: its name and all its page's passages (a
+        source passage: its own words)."""
+        if unit.category == "source":
+            return set(unit.tf)
+        return self._page_words.get(unit.page, set(unit.tf)) | unit.own
 
     @property
     def n(self) -> int:

@@ -151,7 +151,7 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     top = _ranked(index, groups, weights, use_source)[:read]
     best_cover, best_unit = 0.0, None
     for sc, u in top:
-        cover = coverage(groups, weights, _clause_words(index, u))
+        cover = coverage(groups, weights, index.clause_words(u))
         trace.append(Step(u.page, "read", round(sc, 3), f"{u.title or 'source passage'} (covers {cover:.2f})",
                           tokens=estimate_tokens(_read_text(index, u))))
         if cover > best_cover:
@@ -161,7 +161,7 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     strength = top[0][0] / index.ideal(weights)
     if not _supported(strength, best_cover):
         return None
-    words = set().union(*(_clause_words(index, u) for _, u in top))
+    words = set().union(*(index.clause_words(u) for _, u in top))
     if sum(1 for g in groups if g & words) < min(MIN_MATCHED_TERMS, len(groups)):
         return None  # "Is there a liability cap?": clauses on liability, none with a cap, are not the answer
     first = next(sc for sc, u in top if u is best_unit)
@@ -198,13 +198,6 @@ def _supported(strength: float, cover: float) -> bool:
     (`cover`), weighed together so that either may carry the other (on CUAD, either alone separated
     present from absent clauses less well than the two together)."""
     return strength / FOUND_STRENGTH + cover / FOUND_COVERAGE >= 2
-
-
-def _clause_words(index: ClauseIndex, unit: Unit) -> set[str]:
-    """The words of the clause a passage belongs to: its name and all its passages."""
-    if unit.category == "source":
-        return set(unit.tf)
-    return set().union(*(set(u.tf) for u in index.units if u.page == unit.page)) | unit.own
 
 
 def _span(unit: Unit) -> tuple[int, int]:

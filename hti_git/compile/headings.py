@@ -43,7 +43,7 @@ _TITLE_END = re.compile(r"(?:\.|[ \t]*:|[ \t]+[–—-])[ \t]+(?=[\"“(]?[A-Z0-
 _INLINE_NUMBERED = re.compile(
     r"(?:(?<=[.:;)\]]\s)|(?<=[A-Z]{2}\s))(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+"
     r"((?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)"
-    r"(?:[ \t,]+(?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)){0,9})(?:\.|[ \t]*:)(?=\s)"
+    r"(?:[ \t,;]+(?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)){0,9})(?:\.|[ \t]*:)(?=\s)"
 )
 _INLINE_LABEL = re.compile(
     rf"(?<=[.:;)\]]\s)(ARTICLE|Article|SECTION|Section)[ \t]+({_NUM})\.?[ \t]+"

@@ -136,3 +136,14 @@ def test_run_on_text_still_finds_inline_headings():
     assert "Article 1 Contract for Services" in titles
     assert "1.1 Engagement of Consultant" in titles and "1.2 Duties" in titles
     assert "Article 2 Compensation" in titles
+
+
+def test_an_inline_title_may_join_two_topics_with_a_semicolon():
+    # EDGAR text exports often hold a whole contract on one line; "7. A; B." heads clause 7 there too
+    text = ("6. TERMINATION. (a) Either party may terminate this Agreement upon fifteen (15) days advance notice "
+            "to the other. 7. LIMITATIONS OF LIABILITY; INDEMNIFICATION OF CONTRACTOR. (a) CONTRACTOR'S MAXIMUM "
+            "LIABILITY SHALL BE LIMITED TO THE AMOUNT OF FEES PAID. 8. CONFIDENTIAL INFORMATION. \"Confidential "
+            "Information\" means all documents obtained by Contractor from Company.")
+    titles = [h.title for h in find_headings(text)]
+    assert "7 Limitations of Liability; Indemnification of Contractor" in titles
+    assert "8 Confidential Information" in titles

@@ -54,7 +54,7 @@ NAVIGATE_SCHEMA = {
 }
 LINK_SUMMARY_CHARS = 320  # a link's one-line summary, whole (subject summaries are at most 240)
 PAGE_CHARS = 3200  # a page's text in a navigation prompt; past it, whole values are left out, never cut
-MAX_SIBLINGS = 12
+MAX_SIBLINGS = 6  # sibling links listed for the pages in view, the nearest in their listing first
 LISTED_SUMMARY_CHARS = 150  # a link's summary when its entries are listed under it
 GRANDCHILD_CHARS = 1200  # titles of a listing's entries shown under its link, so the model can jump two levels
 MAX_KEPT = 8  # items kept from earlier pages and shown again
@@ -137,6 +137,7 @@ class DocNavigation:
         self._read: dict[str, Page] = {}
         self._peeked: dict[str, Page] = {}  # listings read without being shown (entries, word search)
         self._words: set[str] = set()  # the question's words as the listings spell them
+        self._shown: dict[str, str] = {}  # sentence -> id of the item that showed it, in the prompt being built
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -193,21 +194,19 @@ class DocNavigation:
                 if isinstance(entry, dict) and entry.get("link"):
                     add(related, "R", page.resolve(str(entry["link"])), str(entry.get("title", entry["link"])),
                         str(entry.get("summary", "")), "related")
-        siblings = 0
         seen |= {page.path for page in view}  # a page shown is not its neighbours' sibling link
-        for page in view:
-            parent = self._parent(page)
-            listing = self._read.get(parent) or self._peeked.get(parent) if parent else None
-            if listing is None:
-                continue
-            for child in listing.links():
-                if siblings >= MAX_SIBLINGS:
+        listed = [(page, listing) for page in view
+                  if (parent := self._parent(page)) and (listing := self._read.get(parent) or self._peeked.get(parent))]
+        share = max(2, MAX_SIBLINGS // max(1, len(listed)))
+        for page, listing in listed:
+            # Siblings were listed on the parent the model already saw: titles suffice. The nearest
+            # ones come first (a clause's continuation or neighbour is beside it in the listing).
+            added = 0
+            for child in _nearest(listing, page.path):
+                if added >= share:
                     break
-                before = len(related)
-                # Siblings were listed on the parent the model already saw: titles suffice.
-                add(related, "R", listing.resolve(child["link"]), str(child.get("title", "")), "",
-                    "related", "sibling")
-                siblings += len(related) - before
+                added += add(related, "R", listing.resolve(child["link"]), str(child.get("title", "")), "",
+                             "related", "sibling") is not None
         out: list[Link] = []
         for link in children:
             out.append(link)
@@ -240,8 +239,7 @@ class DocNavigation:
         shown_now = {item.id for page in new for item in self.book.for_page(page.path)}
         kept = [item for item in self.kept if item.id not in shown_now]
         if kept:
-            shown: dict[str, str] = {}
-            parts.append("Kept from pages read before:\n" + fence("\n".join(_item_line(i, shown) for i in kept)))
+            parts.append("Kept from pages read before:\n" + fence("\n".join(_item_line(i, self._shown) for i in kept)))
         for page in new:
             parts.append(self._render_page(page))
         for page in revisited:
@@ -254,7 +252,7 @@ class DocNavigation:
         if words is not None:  # a word search's page: its summary and the values holding the question's words
             shown = [i for n, i in enumerate(items) if n == 0 or words & set(terms(i.text))]
             other, items = len(items) - len(shown), shown
-        text, left = _page_text(page, items)
+        text, left = _page_text(page, items, self._shown)
         self.left_out = self.left_out or left > 0
         if other:
             text += f"\n({other} other value(s) on this page share no word with the question)"
@@ -300,6 +298,7 @@ class DocNavigation:
     async def decide(self, new: list[Page], revisited: list[Page], links: list[Link], can_go_up: bool,
                      found: list[Page] | None = None) -> Decision:
         # with a word search's pages, their links (related, siblings) follow them, after the root's
+        self._shown = {}  # a sentence is shown once per prompt; later items name the item that showed it
         ahead = [lk for lk in links if lk.relation == "child" or not found]
         behind = [lk for lk in links if lk.relation != "child" and found]
         messages = self.template.messages(
@@ -432,7 +431,7 @@ def _item_line(item: Evidence, shown: dict[str, str] | None = None) -> str:
     return f"[{item.id}] {item.label}: {text}"
 
 
-def _page_text(page: Page, items: list[Evidence]) -> tuple[str, int]:
+def _page_text(page: Page, items: list[Evidence], shown: dict[str, str] | None = None) -> tuple[str, int]:
     """What navigation shows of a page, and how many of its values it leaves out: the title, then
     its evidence items with their ids (the summary; for a subject each value as its reading and
     whole evidence sentence). Over PAGE_CHARS whole values are left out with a count, so the model
@@ -442,7 +441,7 @@ def _page_text(page: Page, items: list[Evidence]) -> tuple[str, int]:
         lines.append("Also called: " + ", ".join(map(str, page.meta["aliases"])))
     left = 0
     used = sum(len(line) + 1 for line in lines)
-    shown: dict[str, str] = {}
+    shown = {} if shown is None else shown
     for item in items:
         line = _item_line(item, shown)
         if used + len(line) > PAGE_CHARS and len(lines) > 2:
@@ -453,6 +452,15 @@ def _page_text(page: Page, items: list[Evidence]) -> tuple[str, int]:
     if left:
         lines.append(f"({left} more value(s) on this page, not shown)")
     return "\n".join(lines), left
+
+
+def _nearest(listing: Page, path: str) -> list[dict]:
+    """The entries of `listing` other than `path`, nearest to it first (before after, on a tie)."""
+    entries = listing.links()
+    paths = [listing.resolve(c["link"]) for c in entries]
+    at = paths.index(path) if path in paths else 0
+    order = sorted(range(len(entries)), key=lambda i: (abs(i - at), i))
+    return [entries[i] for i in order if paths[i] != path]
 
 
 def whole_sentences(text: str, limit: int) -> str:

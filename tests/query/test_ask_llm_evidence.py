@@ -98,6 +98,30 @@ def test_a_sentence_backing_several_readings_is_shown_once_per_prompt():
     assert f"[{items[2].id}] notice: 30 days | (the sentence of {items[1].id})" in text
 
 
+def test_a_sentence_on_two_pages_of_one_prompt_is_shown_once():
+    """Parties' pages often anchor their addresses in the same preamble sentence: one prompt shows it once."""
+    sentence = "This agreement is entered into by At Home Corporation, Redwood City, and e-centives, Inc., Bethesda."
+    pages = [Page(f"d/p/{name}.md", {"kind": "subject", "title": name, "fields": [
+        {"name": "address", "values": [{"value": name, "text": sentence, "spans": [[0, 99]]}]}]})
+        for name in ("home", "centives")]
+    book, shown = EvidenceBook(), {}
+    first, _ = _page_text(pages[0], book.add_page(pages[0]), shown)
+    items = book.add_page(pages[1])
+    second, _ = _page_text(pages[1], items, shown)
+    assert sentence in first and sentence not in second
+    assert f"address: centives | (the sentence of {book.for_page(pages[0].path)[0].id})" in second
+    alone, _ = _page_text(pages[1], items)  # another prompt shows it again
+    assert sentence in alone
+
+
+def test_sibling_links_list_the_nearest_entries_first():
+    from hti_git.query.model_nav import _nearest
+
+    listing = Page("d/c/index.md", {"kind": "category", "title": "C",
+                                    "children": [{"title": f"S{i}", "link": f"s{i}.md"} for i in range(8)]})
+    assert [c["title"] for c in _nearest(listing, "d/c/s5.md")] == ["S4", "S6", "S3", "S7", "S2", "S1", "S0"]
+
+
 def test_ask_json_reports_usage_per_stage(repo, monkeypatch):
     from tests.support.openai_stub import OpenAIStub, configure_env
 

@@ -532,7 +532,7 @@ def verify_command(ctx: click.Context, rev: str, docs: tuple[str, ...], since: s
 
     Every span lies inside source.txt and its value's text is found there; the root's hashes match
     source.txt and schema.yaml; every link resolves; every page fits the page budget; the catalogue
-    (catalog.jsonl) lists exactly the documents, each as its root page describes it.
+    (catalog/*.jsonl) lists exactly the documents, each as its root page describes it.
 
     \b
     Example:

@@ -167,6 +167,7 @@ class Snapshot:
         self._pages: dict[str, Page] = {}
         self._text: dict[str, str] = {}
         self._root: dict[str, tuple[str, str]] | None = None
+        self._folders: dict[str, dict[str, str]] = {}  # top-level folder -> its files' blob ids
         self._catalog = None
         self._reader = reader
         self._own_reader = False
@@ -226,10 +227,22 @@ class Snapshot:
         return out
 
     def _item(self, path: str):
+        """The Git object at `path`, found from the top-level entries (GitPython would parse the
+        whole root tree, 10,000 entries in a large corpus, for every first lookup)."""
         if self.commit is None:
             return None
+        top, _, rest = path.strip("/").partition("/")
+        entry = self.root_entries().get(top)
+        if entry is None:
+            return None
+        kind, sha = entry
+        obj = (git.Tree if kind == "tree" else git.Blob)(self._repo, bytes.fromhex(sha), path=top)
+        if not rest:
+            return obj
+        if kind != "tree":
+            return None
         try:
-            return self.commit.tree / path
+            return obj / rest
         except KeyError:
             return None
 
@@ -237,11 +250,19 @@ class Snapshot:
         return self._item(path) is not None
 
     def read_bytes(self, path: str) -> bytes:
-        """Raw bytes of a file at this revision."""
-        item = self._item(path)
-        if item is None or item.type != "blob":
+        """Raw bytes of a file at this revision. Its blob id comes from its top-level folder's file
+        list (read once, in bulk: a question reads many pages of one document)."""
+        top, _, rest = path.strip("/").partition("/")
+        if rest:
+            if top not in self._folders:
+                self._folders[top] = self.files(top)
+            sha = self._folders[top].get(path.strip("/"))
+        else:
+            entry = self.root_entries().get(top)
+            sha = entry[1] if entry is not None and entry[0] == "blob" else None
+        if sha is None:
             raise StoreError(f"no file {path!r} at {self.rev}")
-        return item.data_stream.read()
+        return self.read_blobs([sha])[0]
 
     def read_text(self, path: str) -> str:
         if path not in self._text:
@@ -268,8 +289,14 @@ class Snapshot:
     def root_entries(self) -> dict[str, tuple[str, str]]:
         """Top-level entries of this revision: name -> ('blob'|'tree', sha), from one tree object."""
         if self._root is None:
-            self._root = {} if self.commit is None else {
-                item.name: (item.type, item.hexsha) for item in self.commit.tree}
+            self._root = {}
+            if self.commit is not None:  # parsed here: GitPython's tree objects cost 30 us an entry
+                [(kind, data)] = self.objects.read([self.commit.tree.hexsha])
+                if kind != "tree":
+                    raise StoreError(f"the top-level tree of {self.rev} is missing")
+                for mode, name, sha in parse_tree(data):
+                    if mode != b"160000":  # a submodule's commit is not a file
+                        self._root[name] = ("tree" if mode == b"40000" else "blob", sha)
         return self._root
 
     def catalog(self):
@@ -487,7 +514,7 @@ class IndexRepo:
         Folders in `replace_dirs` are replaced wholesale (stale pages vanish); paths in `remove`
         are deleted. Returns sha None when the tree would not change. Call under `lock()`.
         `derive(base)` returns more files computed from the base revision (the catalogue), written
-        in the same commit. `before_ref_move` is a test seam for crash injection.
+        in the same commit (None for a file to remove). `before_ref_move` is a test seam for crash injection.
         """
         current = self.current_branch()
         branch = branch or current
@@ -524,7 +551,10 @@ class IndexRepo:
             finally:
                 base_snapshot.close()
         for path, data in sorted(files.items()):
-            builder.put(path, data)
+            if data is None:  # derived files may be removed (a catalogue shard left empty)
+                builder.delete(path)
+            else:
+                builder.put(path, data)
         tree_sha = builder.write()
         if base_tree is not None and tree_sha == base_tree.hexsha:
             return CommitResult(None, branch, (), False)

@@ -11,9 +11,9 @@ from hti_git.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT, Settings, load_sett
 from hti_git.errors import ConfigError, NotAnIndexError, NotARepositoryError
 from hti_git.store import IndexRepo, init_repository
 
-# catalog.jsonl merges as a union of lines: two branches that each compiled other documents merge
+# catalogue shards merge as a union of lines: two branches that each compiled other documents merge
 # cleanly, and readers repair what a union cannot (index/catalog.py).
-GITATTRIBUTES = "*.md diff=markdown\nsource.txt diff linguist-generated=false\ncatalog.jsonl merge=union\n"
+GITATTRIBUTES = "*.md diff=markdown\nsource.txt diff linguist-generated=false\ncatalog/*.jsonl merge=union\n"
 # `hti-git eval` writes its report to eval-out/ by default: output, not part of the index.
 GITIGNORE = "# hti-git eval's default output folder\n/eval-out/\n"
 

@@ -17,7 +17,7 @@ from hti_git.compile.fast import compile_fast
 from hti_git.compile.schema import CategorySpec, FieldSpec, Schema
 from hti_git.config import Settings
 from hti_git.errors import HtiError, UsageError
-from hti_git.index.catalog import CATALOG_FILE, make_entry, updated_catalog
+from hti_git.index.catalog import CATALOG_DIR, LEGACY_FILE, make_entry, updated_catalog
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE, LayoutOptions, build_pages
 from hti_git.index.model import Record
 from hti_git.index.page import dump_yaml, load_yaml
@@ -136,7 +136,7 @@ class PreparedCompile:
     message: str = ""
     trailers: dict[str, str] = field(default_factory=dict)
     branch: str | None = None
-    catalog_entry: dict[str, Any] = field(default_factory=dict)  # this document's line of catalog.jsonl
+    catalog_entry: dict[str, Any] = field(default_factory=dict)  # this document's line of its catalogue shard
 
 
 def build_record(method: str, source: SourceText, settings: Settings, repo_root: Path | None, progress: Progress,
@@ -430,8 +430,8 @@ def commit_prepared(
             replaced = tuple(p.result.doc for p in group)
             entries = {p.result.doc: p.catalog_entry for p in group}
 
-            def catalog(base, entries=entries, replaced=replaced) -> dict[str, bytes]:
-                return {CATALOG_FILE: updated_catalog(base, entries, replaced)}
+            def catalog(base, entries=entries, replaced=replaced) -> dict[str, bytes | None]:
+                return updated_catalog(base, entries, replaced)
 
             commit = repo.commit(
                 files,
@@ -440,7 +440,7 @@ def commit_prepared(
                 branch=target,
                 replace_dirs=replaced,
                 # the catalogue is rewritten too: a hand edit of it in the working tree is never overwritten
-                require_clean=replaced + (CATALOG_FILE,) if on_current else (),
+                require_clean=replaced + (CATALOG_DIR, LEGACY_FILE) if on_current else (),
                 before_ref_move=before_ref_move,
                 derive=catalog,
             )

@@ -6,6 +6,7 @@ import difflib
 from typing import TYPE_CHECKING, Any
 
 from hti_git.errors import UsageError
+from hti_git.index.catalog import is_document
 from hti_git.index.layout import INDEX_FILE
 
 if TYPE_CHECKING:
@@ -13,11 +14,14 @@ if TYPE_CHECKING:
 
 
 def requested_documents(snapshot: Snapshot, docs: list[str] | None) -> tuple[list[str], list[str] | None]:
-    """(every document at the revision, the ones asked for or None when routing must choose).
+    """(the documents routing may choose from, the ones asked for or None when routing must choose).
 
     Raises UsageError when there is nothing compiled or a requested document does not exist.
-    Reads the catalogue only (no page).
+    Reads the catalogue only (no page); documents named exactly, only their shards.
     """
+    if docs and all(is_document(snapshot, d) for d in docs):
+        chosen = list(dict.fromkeys(docs))
+        return chosen, chosen
     available = snapshot.docs()
     if not available:
         raise UsageError(f"no compiled documents at {snapshot.rev}; run 'hti-git compile FILE' first")
@@ -107,6 +111,8 @@ def page_tree(snapshot: Snapshot, doc: str) -> list[dict[str, Any]]:
 def resolve_document(snapshot: Snapshot, name: str) -> str:
     """A document named exactly or by a unique prefix; UsageError with the closest names otherwise."""
     name = name.strip().strip("/")
+    if is_document(snapshot, name):
+        return name
     docs = snapshot.docs()
     if name in set(docs):
         return name
@@ -124,8 +130,7 @@ def resolve_page_path(snapshot: Snapshot, path: str) -> str:
     if snapshot.exists(path) and not path.endswith("/") and snapshot.list_dir(path) == []:
         return path
     head, _, rest = path.partition("/")
-    docs = snapshot.docs()
-    if head not in docs:
+    if not is_document(snapshot, head) and head not in (docs := snapshot.docs()):
         matches = [d for d in docs if d.startswith(head.rstrip("."))]
         if len(matches) == 1:
             head = matches[0]

@@ -22,7 +22,7 @@ from typing import Any
 from ruamel.yaml.error import YAMLError
 
 from hti_git.errors import PageFormatError, UsageError
-from hti_git.index.catalog import CATALOG_FILE, entry_from_snapshot, make_entry
+from hti_git.index.catalog import CATALOG_DIR, LEGACY_FILE, entry_from_snapshot, make_entry, shard_path
 from hti_git.index.layout import INDEX_FILE, SCHEMA_FILE, SOURCE_FILE
 from hti_git.index.page import Page, load_yaml, parse_page
 from hti_git.store import IndexRepo, Snapshot
@@ -160,16 +160,20 @@ def check_catalog(snapshot: Snapshot, docs: list[str], report: VerifyReport,
         report.catalog = "absent"
         return
     before = len(report.problems)
+
+    def where(doc: str | None = None) -> str:
+        return LEGACY_FILE if catalog.legacy else shard_path(doc) if doc else CATALOG_DIR
+
     for message in catalog.invalid:
-        report.problems.append(Problem(CATALOG_FILE, "catalog", message))
+        report.problems.append(Problem(where(), "catalog", message))
     for doc in catalog.dropped:
-        report.problems.append(Problem(CATALOG_FILE, "catalog", f"lists {doc}, which is not an index at this revision"))
+        report.problems.append(Problem(where(doc), "catalog", f"lists {doc}, which is not an index at this revision"))
     roots = snapshot.root_entries()
     for doc in docs:
         stored = catalog.stored.get(doc)
         if stored is None:
             if not any(doc in m for m in catalog.invalid):
-                report.problems.append(Problem(CATALOG_FILE, "catalog", f"{doc} is not listed"))
+                report.problems.append(Problem(where(doc), "catalog", f"{doc} is not listed"))
             continue
         if doc in catalog.rebuilt:
             expected = catalog.entries[doc]
@@ -179,7 +183,7 @@ def check_catalog(snapshot: Snapshot, docs: list[str], report: VerifyReport,
             expected = entry_from_snapshot(snapshot, doc, roots[doc][1])
         wrong = sorted(k for k in set(stored) | set(expected) if k != "tree" and stored.get(k) != expected.get(k))
         if wrong:
-            report.problems.append(Problem(CATALOG_FILE, "catalog", f"entry for {doc} does not match its root page",
+            report.problems.append(Problem(where(doc), "catalog", f"entry for {doc} does not match its root page",
                                            ", ".join(wrong)))
     if len(report.problems) > before:
         report.catalog = "stale"

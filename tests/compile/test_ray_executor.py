@@ -70,7 +70,7 @@ def test_fast_compile_on_ray_commits_the_same_bytes_as_a_local_compile(local_ray
     assert not local.failures and not remote.failures
     assert {r.doc for r in remote.results} == {r.doc for r in local.results}
     assert all(r.status == "committed" for r in remote.results)
-    assert _tree(there) == _tree(here)  # every page, source.txt, schema.yaml and catalog.jsonl
+    assert _tree(there) == _tree(here)  # every page, source.txt, schema.yaml and catalogue shard
     commits = subprocess.run(["git", "-C", str(there.root), "rev-list", "--count", "HEAD"], capture_output=True,
                              text=True, check=True).stdout.strip()
     assert int(commits) == 1 + (1 if one_commit else len(docs))  # init, then one writer's commits

@@ -175,7 +175,7 @@ def test_hostile_model_output_is_contained(repo, contract_text):
     report = assert_verified(repo)
     assert report.unverified_skipped >= 2
     files = _git(repo, "ls-files").split()
-    assert all(f.startswith((DOC + "/", "templates/", "hti.yaml", ".gitattributes", ".gitignore", "catalog.jsonl")) for f in files)
+    assert all(f.startswith((DOC + "/", "templates/", "hti.yaml", ".gitattributes", ".gitignore", "catalog/")) for f in files)
     assert not any(".." in f or "/etc/" in f for f in files)
     passwd = [f for f in files if f.endswith("/etc-passwd.md")]
     assert passwd

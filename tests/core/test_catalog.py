@@ -1,5 +1,6 @@
-"""The catalogue (catalog.jsonl): written with each compile, deterministic, read instead of root
-pages, repaired when stale or missing, checked by verify; and the commands that lean on it."""
+"""The catalogue (catalog/XX.jsonl shards): written with each compile (only the shards it touches),
+deterministic, read instead of root pages, repaired when stale or missing, checked by verify; an
+index from before shards (one catalog.jsonl) is read and migrated; and the commands that lean on it."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
 from hti_git.errors import UsageError
 from hti_git.index import catalog as catalog_mod
-from hti_git.index.catalog import CATALOG_FILE, parse_catalog, read_catalog
+from hti_git.index.catalog import CATALOG_DIR, LEGACY_FILE, parse_catalog, read_catalog, shard_path
 from hti_git.index.tree import list_documents, requested_documents, unknown_document
 from hti_git.review import verify as verify_mod
 from hti_git.review.verify import verify_revision, verify_snapshot
@@ -57,6 +58,20 @@ def corpus(tmp_path, contract_text):
     repo.close()
 
 
+def _shards(snap) -> dict[str, bytes]:
+    return {p: snap.read_bytes(p) for p in snap.blob_shas(CATALOG_DIR)}
+
+
+def _entries(snap) -> dict[str, dict]:
+    """Every stored entry, each shard parsed on its own (problems must be none)."""
+    out = {}
+    for path, data in _shards(snap).items():
+        entries, problems = parse_catalog(data, path)
+        assert not problems
+        out.update(entries)
+    return out
+
+
 def _commit(repo, files, message="Hand edit", **kwargs):
     with repo.lock():
         return repo.commit(files, message, **kwargs).sha
@@ -65,11 +80,13 @@ def _commit(repo, files, message="Hand edit", **kwargs):
 def test_compile_writes_the_catalogue_in_the_same_commit(compiled_repo):
     snap = compiled_repo.snapshot("HEAD")
     changed = _git(compiled_repo.root, "show", "--name-only", "--format=", "HEAD").split()
-    assert CATALOG_FILE in changed and any(p.endswith("/index.md") for p in changed)
-    header, line = snap.read_text(CATALOG_FILE).splitlines()
-    assert json.loads(header) == {"documents": 1, "hti_catalog": 1}
+    [shard] = [p for p in changed if p.startswith(CATALOG_DIR + "/")]
+    assert any(p.endswith("/index.md") for p in changed)
+    header, line = snap.read_text(shard).splitlines()
+    assert json.loads(header) == {"documents": 1, "hti_catalog": 2}
     entry = json.loads(line)
     doc = entry["doc"]
+    assert shard == shard_path(doc) and len(shard) == len("catalog/00.jsonl")
     root = snap.page(f"{doc}/index.md")
     assert entry["title"] == root.title and entry["method"] == "fast"
     assert entry["pages"] == sum(1 for p in snap.blob_shas(doc) if p.endswith(".md"))
@@ -98,7 +115,7 @@ def test_catalogue_bytes_are_deterministic(tmp_path, contract_text):
         with IndexRepo(tmp_path / f"idx{i}") as repo:
             for p in order:
                 compile_path(repo, p, Settings())
-            blobs.append(repo.snapshot("HEAD").read_bytes(CATALOG_FILE))
+            blobs.append(_shards(repo.snapshot("HEAD")))
             again = compile_path(repo, paths[0], Settings())
             assert again.status == "unchanged"
     assert blobs[0] == blobs[1]
@@ -117,7 +134,7 @@ def test_ls_and_doc_checks_read_no_page(corpus, monkeypatch):
 
 
 def test_missing_catalogue_falls_back_to_root_pages(corpus):
-    _commit(corpus, {}, "An index from before catalogues", remove=(CATALOG_FILE,))
+    _commit(corpus, {}, "An index from before catalogues", remove=(CATALOG_DIR,))
     snap = corpus.snapshot("HEAD")
     cat = read_catalog(snap)
     assert not cat.present and cat.docs == ["alpha-lease", "beta-supply", "gamma-licence"]
@@ -129,8 +146,8 @@ def test_missing_catalogue_falls_back_to_root_pages(corpus):
     # the next compile writes a catalogue of every document, the old ones included
     stored = {d: e for d, e in read_catalog(corpus.snapshot("HEAD~1")).entries.items()}
     run("-C", corpus.root, "compile", "--doc", "delta", corpus.root / "beta-supply" / "source.txt")
-    entries, problems = parse_catalog(corpus.snapshot("HEAD").read_bytes(CATALOG_FILE))
-    assert not problems and sorted(entries) == ["alpha-lease", "beta-supply", "delta", "gamma-licence"]
+    entries = _entries(corpus.snapshot("HEAD"))
+    assert sorted(entries) == ["alpha-lease", "beta-supply", "delta", "gamma-licence"]
     assert entries["alpha-lease"] == stored["alpha-lease"]
 
 
@@ -148,24 +165,25 @@ def test_stale_catalogue_is_repaired_on_read_and_reported_by_verify(corpus, tmp_
     report = verify_snapshot(snap)
     lines = [p.line() for p in report.problems]
     assert report.catalog == "stale"
-    assert "catalog.jsonl: catalog: lists alpha-lease, which is not an index at this revision" in lines
-    assert "catalog.jsonl: catalog: omega is not listed" in lines
+    alpha, beta = shard_path("alpha-lease"), shard_path("beta-supply")
+    assert f"{alpha}: catalog: lists alpha-lease, which is not an index at this revision" in lines
+    assert f"{shard_path('omega')}: catalog: omega is not listed" in lines
     # a hand-edited entry (tree id unchanged, so readers trust it): verify names the field
-    entries, _ = parse_catalog(snap.read_bytes(CATALOG_FILE))
+    entries, _ = parse_catalog(snap.read_bytes(beta), beta)
     entries["beta-supply"]["title"] = "Something else"
-    _commit(corpus, {CATALOG_FILE: catalog_mod.render_catalog(entries)}, "Edit the catalogue")
+    _commit(corpus, {beta: catalog_mod.render_catalog(entries)}, "Edit the catalogue")
     report = verify_snapshot(corpus.snapshot("HEAD"), ["beta-supply"])
     assert [p.line() for p in report.problems] == [
-        "catalog.jsonl: catalog: lists alpha-lease, which is not an index at this revision",
-        "catalog.jsonl: catalog: entry for beta-supply does not match its root page [title]"]
+        f"{alpha}: catalog: lists alpha-lease, which is not an index at this revision",
+        f"{beta}: catalog: entry for beta-supply does not match its root page [title]"]
 
 
 def test_duplicate_lines_from_a_union_merge_are_dropped_and_rebuilt(corpus):
-    data = corpus.snapshot("HEAD").read_bytes(CATALOG_FILE)
-    lines = data.decode().splitlines()
+    shard = shard_path("beta-supply")
+    lines = corpus.snapshot("HEAD").read_bytes(shard).decode().splitlines()
     beta = next(line for line in lines if '"doc":"beta-supply"' in line)
     twice = "\n".join(lines + [beta.replace('"pages":', '"pages":1') ]) + "\n"
-    _commit(corpus, {CATALOG_FILE: twice.encode()}, "A merge left two lines")
+    _commit(corpus, {shard: twice.encode()}, "A merge left two lines")
     cat = read_catalog(corpus.snapshot("HEAD"))
     assert "beta-supply" in cat.rebuilt and cat.entries["beta-supply"] == json.loads(beta)
     assert any("repeats beta-supply" in m for m in cat.invalid)
@@ -264,9 +282,75 @@ def test_objects_already_in_a_pack_are_not_written_again(tmp_path, contract_text
 
 
 def test_uncommitted_edit_of_the_catalogue_is_never_overwritten(corpus, tmp_path, contract_text):
-    (corpus.root / CATALOG_FILE).write_text("my own notes\n")
+    shard = corpus.root / shard_path("delta-deed")
+    shard.parent.mkdir(exist_ok=True)
+    shard.write_text("my own notes\n")
     [path] = _copies(contract_text, tmp_path / "more", ["delta-deed"])
     out = run("-C", corpus.root, "compile", path, code=1).output
-    assert "catalog.jsonl has uncommitted changes" in out
-    assert (corpus.root / CATALOG_FILE).read_text() == "my own notes\n"
+    assert "catalog has uncommitted changes" in out
+    assert shard.read_text() == "my own notes\n"
     assert read_catalog(corpus.snapshot("HEAD")).docs == ["alpha-lease", "beta-supply", "gamma-licence"]
+
+
+def test_a_compile_rewrites_only_its_documents_shard(corpus, tmp_path, contract_text):
+    """One commit per document into a large corpus must not rewrite every document's line."""
+    before = _shards(corpus.snapshot("HEAD"))
+    [path] = _copies(contract_text, tmp_path / "more", ["delta-deed"])
+    run("-C", corpus.root, "compile", path)
+    changed = _git(corpus.root, "show", "--name-only", "--format=", "HEAD").split()
+    assert [p for p in changed if p.startswith(CATALOG_DIR)] == [shard_path("delta-deed")]
+    after = _shards(corpus.snapshot("HEAD"))
+    assert {p: b for p, b in after.items() if p != shard_path("delta-deed")} == \
+        {p: b for p, b in before.items() if p != shard_path("delta-deed")}
+    assert sorted(_entries(corpus.snapshot("HEAD"))) == ["alpha-lease", "beta-supply", "delta-deed", "gamma-licence"]
+    assert verify_snapshot(corpus.snapshot("HEAD")).catalog == "current"
+
+
+def test_an_index_with_one_catalogue_file_is_read_and_migrated(corpus, tmp_path, contract_text):
+    """An index compiled before shards has one catalog.jsonl: read as it is; its next compile
+    writes every shard and removes the old file."""
+    entries = _entries(corpus.snapshot("HEAD"))
+    _commit(corpus, {LEGACY_FILE: catalog_mod.render_catalog(entries)}, "Before shards", remove=(CATALOG_DIR,))
+    snap = corpus.snapshot("HEAD")
+    cat = read_catalog(snap)
+    assert cat.legacy and cat.current and cat.entries == entries
+    assert verify_snapshot(snap).catalog == "current"
+    [path] = _copies(contract_text, tmp_path / "more", ["delta-deed"])
+    run("-C", corpus.root, "compile", path)
+    snap = corpus.snapshot("HEAD")
+    assert LEGACY_FILE not in snap.root_entries() and not (corpus.root / LEGACY_FILE).exists()
+    assert sorted(_entries(snap)) == ["alpha-lease", "beta-supply", "delta-deed", "gamma-licence"]
+    assert (corpus.root / shard_path("alpha-lease")).exists()
+    assert read_catalog(snap).current and not read_catalog(snap).legacy
+
+
+def test_an_entry_in_the_wrong_shard_is_reported_and_rebuilt(corpus):
+    snap = corpus.snapshot("HEAD")
+    beta = shard_path("beta-supply")
+    wrong = next(f"{CATALOG_DIR}/{n:02x}.jsonl" for n in range(256) if f"{CATALOG_DIR}/{n:02x}.jsonl" != beta)
+    line = next(x for x in snap.read_text(beta).splitlines() if '"doc":"beta-supply"' in x)
+    _commit(corpus, {wrong: (line + "\n").encode(), beta: catalog_mod.render_catalog({})}, "Misfiled by hand")
+    cat = read_catalog(corpus.snapshot("HEAD"))
+    assert "beta-supply" in cat.rebuilt and cat.entries["beta-supply"] == json.loads(line)
+    assert any(f"lists beta-supply, which belongs in {beta}" in m for m in cat.invalid)
+
+
+def test_a_document_named_exactly_reads_only_its_shard(corpus, monkeypatch):
+    """`ask --doc NAME` and `show NAME` in a corpus of 10,000 must not parse every entry."""
+    from hti_git.index import tree as tree_mod
+
+    asked = []
+    real = catalog_mod.read_catalog
+
+    def spy(snapshot, shards=None):
+        asked.append(shards)
+        return real(snapshot, shards)
+
+    monkeypatch.setattr(catalog_mod, "read_catalog", spy)
+    snap = corpus.snapshot("HEAD")
+    assert requested_documents(snap, ["beta-supply"]) == (["beta-supply"], ["beta-supply"])
+    assert tree_mod.resolve_document(snap, "gamma-licence") == "gamma-licence"
+    assert asked == [{shard_path("beta-supply")}, {shard_path("gamma-licence")}]
+    # a prefix or a typo still reads the whole catalogue, to match or suggest names
+    assert requested_documents(snap, ["beta"])[1] == ["beta-supply"]
+    assert asked[-1] is None

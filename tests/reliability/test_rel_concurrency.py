@@ -49,9 +49,10 @@ def test_second_compile_waits_for_the_first_then_commits_on_top(compiled):
     subjects = git(compiled, "log", "--format=%s", "-3").splitlines()
     assert subjects[:2] == ["Compile third (fast)", "Compile second (fast)"]
     assert sorted(p.name for p in compiled.iterdir() if not p.name.startswith(".")) == [
-        "catalog.jsonl", "first", "hti.yaml", "second", "templates", "third"]
+        "catalog", "first", "hti.yaml", "second", "templates", "third"]
     # the waiting compile's catalogue was built on the commit it waited for: all three are listed
-    listed = [json.loads(line).get("doc") for line in (compiled / "catalog.jsonl").read_text().splitlines()[1:]]
+    listed = sorted(json.loads(line).get("doc") for shard in (compiled / "catalog").iterdir()
+                    for line in shard.read_text().splitlines()[1:])
     assert listed == ["first", "second", "third"]
     assert_worktree_matches_head(compiled)
     assert_fsck_clean(compiled)

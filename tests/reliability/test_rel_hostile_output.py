@@ -207,7 +207,7 @@ def test_standard_compile_with_hostile_model_output(index_path):
     assert result.status == "committed"
     files = subprocess.run(["git", "-C", str(index_path), "ls-files"], capture_output=True, text=True).stdout.split()
     doc = result.doc
-    assert all(f.startswith((doc + "/", "templates/", "hti.yaml", ".gitattributes", ".gitignore", "catalog.jsonl")) for f in files)
+    assert all(f.startswith((doc + "/", "templates/", "hti.yaml", ".gitattributes", ".gitignore", "catalog/")) for f in files)
     snapshot = repo.snapshot()
     for path in snapshot.blob_shas(doc):
         if path.endswith(".md"):

@@ -10,6 +10,7 @@ from review_support import CONTRACTS, commit_files, contract, edit_page
 
 from hti_git.cli import main
 from hti_git.compile.pipeline import compile_path
+from hti_git.index.catalog import shard_path
 from hti_git.config import Settings
 from hti_git.review.verify import verify_snapshot
 from tests.support.shared import require_shared
@@ -75,7 +76,7 @@ def test_dangling_link(repo, compile_text):
     assert lines == [f"{DOC}/clauses/index.md: link: link '3-term.md' does not resolve [children[3]]",
                      f"{DOC}/clauses/index.md: link: link '3-term.md' does not resolve [body]",
                      # the catalogue still counts the lost page
-                     f"catalog.jsonl: catalog: entry for {DOC} does not match its root page [pages]"]
+                     f"{shard_path(DOC)}: catalog: entry for {DOC} does not match its root page [pages]"]
 
 
 def test_tampered_schema_and_broken_budget(repo, compile_text):

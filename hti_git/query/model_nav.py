@@ -54,9 +54,10 @@ NAVIGATE_SCHEMA = {
 }
 LINK_SUMMARY_CHARS = 320  # a link's one-line summary, whole (subject summaries are at most 240)
 PAGE_CHARS = 3200  # a page's text in a navigation prompt; past it, whole values are left out, never cut
-MAX_SIBLINGS = 6  # sibling links listed for the pages in view, the nearest in their listing first
+MAX_SIBLINGS = 4  # sibling links listed for the pages in view, the nearest in their listing first
+CATEGORY_SUMMARY_CHARS = 200  # a section's link summary when its entries are not listed under it
 LISTED_SUMMARY_CHARS = 120  # a link's summary when its entries are listed under it
-GRANDCHILD_CHARS = 1200  # titles of a listing's entries shown under its link, so the model can jump two levels
+GRANDCHILD_CHARS = 1000  # titles of a listing's entries shown under its link, so the model can jump two levels
 MAX_KEPT = 8  # items kept from earlier pages and shown again
 SUGGESTED_PAGES = 2  # subject pages a word search ranks first, shown with the root on the first step
 
@@ -181,8 +182,10 @@ class DocNavigation:
                 note = f"{child['subjects']} subjects" if child.get("kind") == "category" and child.get("subjects") else ""
                 link = add(children, "C", page.resolve(child["link"]), str(child.get("title", "")),
                            str(child.get("summary", "")), "child", note)
-                if link is not None and child.get("kind") == "category" and room > 0:
-                    used = self._add_grandchildren(link, grandchildren, seen, room)
+                if link is not None and child.get("kind") == "category":
+                    # a section's summary in brief: the model opens it to read more
+                    link.summary_chars = CATEGORY_SUMMARY_CHARS
+                    used = self._add_grandchildren(link, grandchildren, seen, room) if room > 0 else 0
                     if used:  # its entries' titles are listed: the summary's first sentences suffice
                         link.summary_chars = LISTED_SUMMARY_CHARS
                     room -= used

@@ -18,7 +18,7 @@ from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.prompts import Template, fence, load_template
-from hti_git.query.evidence import Evidence, EvidenceBook, check_citation
+from hti_git.query.evidence import Evidence, EvidenceBook, cite
 from hti_git.query.model_nav import CITATIONS_SCHEMA, Budget, DocNavigation, step_tokens
 from hti_git.query.offline import DocContext
 from hti_git.query.route import route
@@ -164,11 +164,12 @@ def take_reply(snapshot: Snapshot, data: dict, items: list[Evidence], answer: An
         source = snapshot.read_text(f"{item.doc}/{SOURCE_FILE}")
         if item.doc not in line_maps:
             line_maps[item.doc] = LineMap(source, source_page_starts(snapshot, item.doc))
-        citation, why = check_citation(item, str(raw.get("quote") or ""), source, line_maps[item.doc])
-        if citation is None:
+        found, why = cite(item, str(raw.get("quote") or ""), source, line_maps[item.doc])
+        if not found:
             dropped.append(why)
-        elif not any(c.doc == citation.doc and c.start == citation.start and c.end == citation.end for c in citations):
-            citations.append(citation)
+        for citation in found:
+            if not any(c.doc == citation.doc and c.start == citation.start and c.end == citation.end for c in citations):
+                citations.append(citation)
     for why in dropped:
         answer.trace.append(Step(where, "drop", note=f"citation dropped: {why}"))
     if not citations:

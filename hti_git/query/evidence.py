@@ -21,6 +21,10 @@ from hti_git.sentences import sentence_spans
 _FOLD = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u00a0": " "})
 QUOTE_TERM_SHARE = 0.8  # a quote that is not verbatim must still have this share of its words in the span
 SUMMARY_TERM_SHARE = 0.6  # a summary's paraphrase resolves to a sentence holding this share of its words
+COVER_TERM_SHARE = 0.75  # ... or to at most COVER_SENTENCES of its values' sentences holding this share together
+COVER_SENTENCES = 3
+COVER_WINDOW_CHARS = 800  # outside a summary's spans, the covering sentences lie this close to the best one
+COVER_ANCHORS = 3  # sentences holding the most of the quote's words, each tried as the window's centre
 
 
 @dataclass
@@ -124,6 +128,52 @@ def best_sentence(source: str, lo: int, hi: int, quote: str) -> tuple[int, int] 
     if best_span is None or best / len(wanted) < SUMMARY_TERM_SHARE:
         return None
     return best_span
+
+
+def covering_sentences(source: str, spans: list[tuple[int, int]], quote: str) -> list[tuple[int, int]] | None:
+    """The fewest sentences of `spans` (at most COVER_SENTENCES, each adding at least two of the
+    quote's content words) that hold COVER_TERM_SHARE of those words together, in document order;
+    None when no such set exists. A subject's summary joins facts its values anchor in different
+    sentences ("a Delaware corporation ...; signed by its VP/Sales on November 3, 1997")."""
+    wanted = set(terms(quote))
+    if len(wanted) < MIN_SUMMARY_TERMS:
+        return None
+    sentences = {sp: wanted & set(terms(source[sp[0]:sp[1]])) for s, e in spans for sp in sentence_spans(source, s, e)}
+    chosen: list[tuple[int, int]] = []
+    covered: set[str] = set()
+    for _ in range(COVER_SENTENCES):
+        best = max(sentences, key=lambda sp: (len(sentences[sp] - covered), -sp[0]), default=None)
+        if best is None or len(sentences[best] - covered) < 2:
+            return None
+        chosen.append(best)
+        covered |= sentences.pop(best)
+        if len(covered) / len(wanted) >= COVER_TERM_SHARE:
+            return sorted(chosen)
+    return None
+
+
+def cite(item: Evidence, quote: str, source: str, lines: LineMap) -> tuple[list[Citation], str]:
+    """The citations a quote of `item` resolves to, or ([], why): one, except a subject summary's
+    quote that joins several of its values' sentences (each of those sentences is cited)."""
+    citation, why = check_citation(item, quote, source, lines)
+    if citation is not None:
+        return [citation], ""
+    if not item.summary or item.unverified or any(not (0 <= s < e <= len(source)) for s, e in item.spans):
+        return [], why
+    # A summary may also state what its values do not anchor (a compile reads whole chunks): then
+    # the sentences must sit together, as a signature block or one clause's sentences do.
+    cover = covering_sentences(source, item.spans, quote) if item.spans and not item.anywhere else None
+    wanted = set(terms(quote))
+    if cover is None and len(wanted) >= MIN_SUMMARY_TERMS:
+        ranked = sorted(sentence_spans(source), key=lambda sp: -len(wanted & set(terms(source[sp[0]:sp[1]]))))
+        for s, e in ranked[:COVER_ANCHORS]:
+            window = (max(0, s - COVER_WINDOW_CHARS), min(len(source), e + COVER_WINDOW_CHARS))
+            cover = covering_sentences(source, [window], quote)
+            if cover:
+                break
+    if not cover:
+        return [], why
+    return [Citation(item.doc, item.page, s, e, lines.lines(s, e), lines.pages(s, e), source[s:e]) for s, e in cover], ""
 
 
 def check_citation(item: Evidence, quote: str, source: str, lines: LineMap) -> tuple[Citation | None, str]:

@@ -183,3 +183,39 @@ def test_a_field_named_summary_is_checked_as_a_value_not_as_a_page_summary():
     citation, why = check_citation(field_value, "Either party may terminate on thirty days' notice", source,
                                    LineMap(source))
     assert citation is None and "not found in the cited source span" in why
+
+
+SIGNED = ("THIS AGREEMENT is made between Acme Widgets Inc., a Delaware corporation, and its buyer Bolt Trading. "
+          "Acme appoints Bolt as its exclusive distributor in Canada.\n\n" + "Other terms apply. " * 200 +
+          "\n\nACME WIDGETS INC.\nBy: /s/ Jane Roe\nTitle: Chief Executive Officer\nDate: March 3, 2001\n")
+
+
+def _summary_item(spans, anywhere=False):
+    from hti_git.query.evidence import Evidence
+
+    return Evidence("E1", "d", "d/p/acme.md", "summary", "S", spans=spans, anywhere=anywhere, summary=True)
+
+
+def test_a_summary_quote_joining_two_of_its_values_sentences_cites_both():
+    from hti_git.index.linemap import LineMap
+    from hti_git.query.evidence import cite
+
+    first = SIGNED.index("THIS"), SIGNED.index("Bolt Trading.") + 13
+    second = SIGNED.index("Acme appoints"), SIGNED.index("Canada.") + 7
+    item = _summary_item([first, second])
+    citations, why = cite(item, "a Delaware corporation, Widgets, and its buyer; exclusive distributor in Canada",
+                          SIGNED, LineMap(SIGNED))
+    assert not why and [c.text for c in citations] == [SIGNED[first[0]:first[1]], SIGNED[second[0]:second[1]]]
+
+
+def test_a_summary_fact_outside_its_spans_is_cited_where_its_sentences_sit_together():
+    from hti_git.index.linemap import LineMap
+    from hti_git.query.evidence import cite
+
+    item = _summary_item([(0, 60)])
+    citations, _ = cite(item, "signed by Chief Executive Officer Jane Roe on March 3, 2001", SIGNED, LineMap(SIGNED))
+    assert citations and all(c.start > SIGNED.index("ACME WIDGETS INC.") - 5 for c in citations)
+    assert "Jane Roe" in " ".join(c.text for c in citations)
+    # words scattered over the document, or not in it, support nothing
+    for quote in ("Delaware distributor signed by Jane Roe, Chief Executive Officer", "the term is five years, renewable by Bolt"):
+        assert cite(item, quote, SIGNED, LineMap(SIGNED))[0] == []

@@ -664,11 +664,13 @@ def cache_clear(ctx: click.Context) -> None:
 @click.option("--context-tokens", type=click.IntRange(min=1), default=128_000, show_default=True,
               help="Context limit for the full-document baseline (longer sources are cut, with a note).")
 @click.option("--no-cache", is_flag=True, help="Answer everything again instead of resuming from .git/hti/eval/.")
+@click.option("--baselines-only", is_flag=True,
+              help="Run only the baselines, not the index (e.g. served by another model or endpoint).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary (systems, comparisons, files) as JSON.")
 @click.pass_context
 def eval_command(ctx: click.Context, questions: str, revs: tuple[str, ...], baselines: tuple[str, ...], out_dir: str,
                  method: str, judge_model: str | None, no_judge: bool, chunks_k: int, context_tokens: int,
-                 no_cache: bool, as_json: bool) -> None:
+                 no_cache: bool, baselines_only: bool, as_json: bool) -> None:
     """Score the index on a question set against baselines: accuracy, evidence recall and tokens.
 
     QUESTIONS is JSON Lines: question, answer (the reference), optional doc and evidence (gold
@@ -690,7 +692,7 @@ def eval_command(ctx: click.Context, questions: str, revs: tuple[str, ...], base
     qs = load_questions(questions)
     options = EvalOptions(revs=revs or ("HEAD",), baselines=baselines, method=method, judge=not no_judge,
                           judge_model=judge_model, chunks_k=chunks_k, context_tokens=context_tokens,
-                          use_cache=not no_cache)
+                          use_cache=not no_cache, index=not baselines_only)
     bar: dict[str, Any] = {}
 
     def progress(done: int, total: int, label: str) -> None:

@@ -57,6 +57,7 @@ class EvalOptions:
     chunks_k: int = DEFAULT_CHUNKS_K
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
     use_cache: bool = True
+    index: bool = True  # False: the baselines only (served by another model or answerer)
 
 
 @dataclass
@@ -87,6 +88,8 @@ def run_eval(repo: IndexRepo, settings: Settings, questions: list[Question], opt
     bad = [b for b in options.baselines if b not in BASELINES]
     if bad:
         raise UsageError(f"unknown baseline {bad[0]!r} (choose from {', '.join(BASELINES)})")
+    if not options.index and not options.baselines:
+        raise UsageError("--baselines-only needs at least one --baseline")
     if options.chunks_k < 1:
         raise UsageError("--chunks-k must be at least 1")
     if options.context_tokens <= settings.max_output_tokens:
@@ -117,7 +120,7 @@ def run_eval(repo: IndexRepo, settings: Settings, questions: list[Question], opt
     root = None if repo.bare else repo.root
     cache = EvalCache(repo.hti_dir / "eval" / CACHE_FILE if options.use_cache else None)
     try:
-        plan = [(f"index@{s.rev}", "index", s) for s in snapshots]
+        plan = [(f"index@{s.rev}", "index", s) for s in snapshots] if options.index else []
         plan += [(b, b, snapshots[0]) for b in options.baselines]
         sources = {s.sha: Sources(s) for s in snapshots}
         total, done = len(plan) * len(questions), 0
@@ -140,7 +143,8 @@ def run_eval(repo: IndexRepo, settings: Settings, questions: list[Question], opt
     finally:
         cache.close()
     run.systems = [_summary(run, label, kind, snap, questions) for label, kind, snap in plan]
-    run.comparisons = [_compare(run, f"index@{snapshots[0].rev}", f"index@{s.rev}") for s in snapshots[1:]]
+    run.comparisons = [_compare(run, f"index@{snapshots[0].rev}", f"index@{s.rev}") for s in snapshots[1:]] \
+        if options.index else []
     return run
 
 

@@ -122,3 +122,17 @@ def test_bad_input_is_one_line_error(repo, tmp_path, questions_file):
     assert result.exit_code == 2 and "no-such-doc" in result.output
     result = _eval(repo, str(questions_file), "--rev", "no-such-rev")
     assert result.exit_code != 0 and "unknown revision 'no-such-rev'" in result.output
+
+
+def test_baselines_only_runs_no_index(repo, questions_file, tmp_path):
+    """The baselines alone (a team may have another model or endpoint serve them)."""
+    out = tmp_path / "base"
+    result = _eval(repo, str(questions_file), "--baseline", "chunks", "--baselines-only", "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert [s["system"] for s in data["systems"]] == ["chunks"]
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert rows and {r["kind"] for r in rows} == {"chunks"}
+    assert "chunks" in (out / "report.md").read_text()
+    bad = _eval(repo, str(questions_file), "--baselines-only", "--out", str(out))
+    assert bad.exit_code == 2 and "--baselines-only needs at least one --baseline" in bad.output

@@ -439,10 +439,11 @@ def ls_command(ctx: click.Context, rev: str, as_json: bool) -> None:
         click.echo("No documents compiled yet. Try: hti-git compile FILE")
         return
     width = max(len(r["doc"]) for r in rows)
-    click.echo(f"{'DOCUMENT':<{width}}  {'PAGES':>5}  {'METHOD':<8}  {'MODEL':<12}  SOURCE SHA256")
+    lines = [f"{'DOCUMENT':<{width}}  {'PAGES':>5}  {'METHOD':<8}  {'MODEL':<12}  SOURCE SHA256"]
     for r in rows:
         sha = (r["source_sha256"] or "").removeprefix("sha256:")[:12]
-        click.echo(f"{r['doc']:<{width}}  {r['pages']:>5}  {r['method'] or '-':<8}  {r['model'] or '-':<12}  {sha}")
+        lines.append(f"{r['doc']:<{width}}  {r['pages']:>5}  {r['method'] or '-':<8}  {r['model'] or '-':<12}  {sha}")
+    click.echo("\n".join(lines))  # one write: 10,000 echo calls cost a fifth of a second
 
 
 @main.command(name="diff", context_settings=CONTEXT)

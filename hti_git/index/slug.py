@@ -7,6 +7,7 @@ import unicodedata
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 RESERVED = {"index", "source", "schema", "templates", "con", "nul", "prn", "aux"}
+DOC_RESERVED = RESERVED | {"catalog"}  # top-level folders hti-git writes itself (the catalogue's shards)
 
 
 def slugify(text: str, max_len: int = 60, fallback: str = "item") -> str:
@@ -63,6 +64,6 @@ def name_slug(text: str, max_len: int = 80, fallback: str = "document", max_byte
     while len(slug.encode("utf-8")) > max_bytes:  # file systems limit names to 255 bytes
         slug = slug[:-1].rstrip("-")
     slug = slug or fallback
-    if slug in RESERVED:
+    if slug in DOC_RESERVED:
         slug = f"{slug}-1"
     return slug

@@ -354,3 +354,15 @@ def test_a_document_named_exactly_reads_only_its_shard(corpus, monkeypatch):
     # a prefix or a typo still reads the whole catalogue, to match or suggest names
     assert requested_documents(snap, ["beta"])[1] == ["beta-supply"]
     assert asked[-1] is None
+
+
+def test_a_document_cannot_be_named_like_the_catalogue_folder(tmp_path, contract_text):
+    from hti_git.index.slug import doc_slug
+
+    assert doc_slug("catalog.pdf") == "catalog-1" and doc_slug("Catalog.txt") == "catalog-1"
+    init_index(tmp_path / "idx")
+    [path] = _copies(contract_text, tmp_path / "docs", ["catalog"])
+    with IndexRepo(tmp_path / "idx") as repo:
+        result = compile_path(repo, path, Settings())
+        assert result.doc == "catalog-1"
+        assert read_catalog(repo.snapshot("HEAD")).docs == ["catalog-1"]

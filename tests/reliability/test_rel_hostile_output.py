@@ -25,7 +25,7 @@ from hti_git.config import Settings
 from hti_git.index.layout import LayoutOptions, build_pages
 from hti_git.index.model import Category, FieldValue, Record, Subject
 from hti_git.index.page import Page, parse_page
-from hti_git.index.slug import RESERVED, doc_slug, slugify, unique_slug
+from hti_git.index.slug import DOC_RESERVED, RESERVED, doc_slug, slugify, unique_slug
 from hti_git.llm import ScriptedProvider
 from hti_git.review.verify import verify_snapshot
 from hti_git.sources import load_source
@@ -79,7 +79,7 @@ def _doc_segment(name: str) -> bool:
     stays 契約), never a dot, slash, control, space or reserved name."""
     runs = name.split("-")
     return (all(runs) and all(unicodedata.category(ch)[0] in "LMN" for run in runs for ch in run)
-            and name not in RESERVED and len(name.encode("utf-8")) <= 200)
+            and name not in DOC_RESERVED and len(name.encode("utf-8")) <= 200)
 
 
 # -- page round trip -----------------------------------------------------------------------------

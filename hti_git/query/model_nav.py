@@ -198,10 +198,11 @@ class DocNavigation:
                     add(related, "R", page.resolve(str(entry["link"])), str(entry.get("title", entry["link"])),
                         str(entry.get("summary", "")), "related")
         seen |= {page.path for page in view}  # a page shown is not its neighbours' sibling link
-        listed = [(page, listing) for page in view
-                  if (parent := self._parent(page)) and (listing := self._read.get(parent) or self._peeked.get(parent))]
-        share = max(2, MAX_SIBLINGS // max(1, len(listed)))
-        for page, listing in listed:
+        # a word search's pages (first step) get no sibling links: they are guesses, not a place reached
+        placed = [(page, listing) for page in view if page.path not in listed
+                  and (parent := self._parent(page)) and (listing := self._read.get(parent) or self._peeked.get(parent))]
+        share = max(2, MAX_SIBLINGS // max(1, len(placed)))
+        for page, listing in placed:
             # Siblings were listed on the parent the model already saw: titles suffice. The nearest
             # ones come first (a clause's continuation or neighbour is beside it in the listing).
             added = 0

@@ -291,3 +291,5 @@ def test_the_first_step_shows_the_pages_a_word_search_ranks_first(repo, monkeypa
     assert values and all(words & set(terms(line)) for line in values)
     # a suggested page is read: never offered again as a link
     assert "7.10 Governing Law" not in first.split("Links:", 1)[1].split("Pages a word search found", 1)[0]
+    # a word search's pages are guesses, not a place reached: no sibling links for them
+    assert "[sibling]" not in first

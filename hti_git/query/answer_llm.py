@@ -20,7 +20,7 @@ from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.prompts import Template, fence, load_template
 from hti_git.query.evidence import Evidence, EvidenceBook, cite
 from hti_git.query.model_nav import CITATIONS_SCHEMA, Budget, DocNavigation, step_tokens
-from hti_git.query.offline import DocContext
+from hti_git.query.offline import DocContext, ask_fast
 from hti_git.query.route import route
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sentences import widen_to_sentence
@@ -39,6 +39,7 @@ ANSWER_SCHEMA = {
     "additionalProperties": False,
 }
 FALLBACK_TOKENS = 1200  # source.txt read on a miss: the best BM25 windows up to this many tokens
+LEAN_FALLBACK_TOKENS = 400  # ... when no clause holds the question's own words (`fast` finds none)
 WINDOW_EDGE_CHARS = 300  # a fallback window grows at most this much at each edge to end on a sentence
 MAX_CITATIONS = 6
 
@@ -86,7 +87,15 @@ async def ask_llm_async(snapshot: Snapshot, question: str, client: ModelClient, 
             answer.trace.append(Step("", "stop", note="no subject page reached: nothing to answer from"))
 
     if not answer.found and use_fallback:
-        windows = source_windows(snapshot, candidates or available, question, fallback_tokens)
+        docs = candidates or available
+        budget = fallback_tokens
+        if not ask_fast(snapshot, question, docs).found:
+            # `fast` finds no clause holding the question's own words either: the clause is most
+            # likely absent, so the fallback reads only the best passages, a last check at less cost
+            budget = min(fallback_tokens, LEAN_FALLBACK_TOKENS)
+            answer.trace.append(Step("", "fallback", note=f"no clause holds the question's own words: "
+                                                          f"reading {budget:,} tokens of source.txt, not {fallback_tokens:,}"))
+        windows = source_windows(snapshot, docs, question, budget)
         if windows:
             answer.fallback = True
             await answer_step(snapshot, question, client, repo_root, windows, answer, "fallback")

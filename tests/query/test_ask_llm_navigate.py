@@ -293,3 +293,21 @@ def test_the_first_step_shows_the_pages_a_word_search_ranks_first(repo, monkeypa
     assert "7.10 Governing Law" not in first.split("Links:", 1)[1].split("Pages a word search found", 1)[0]
     # a word search's pages are guesses, not a place reached: no sibling links for them
     assert "[sibling]" not in first
+
+
+def test_a_clause_no_passage_words_hold_gets_a_lean_fallback(repo):
+    """When navigation finds nothing and no clause holds the question's own words, the fallback
+    still looks at the source, but at the best passages only (an absent clause is the likely case)."""
+    from hti_git.query.answer_llm import FALLBACK_TOKENS, LEAN_FALLBACK_TOKENS
+
+    prompts = {}
+    for question in ("Where does the consultant Aitan Zacharin reside?", "Is there a most favored nation pricing clause?"):
+        client, provider = client_for(*_walk_to_governing_law(), NOT_FOUND, default=NOT_FOUND)
+        answer = ask_llm(repo.snapshot(), question, client)
+        assert answer.fallback and not answer.found
+        prompts[question] = provider.calls[-1]["messages"][-1]["content"]
+        lean = [s for s in answer.trace if s.action == "fallback" and "own words" in s.note]
+        assert bool(lean) == question.startswith("Is there")
+    present, absent = prompts.values()
+    assert "Bet Shemesh" in present
+    assert len(absent) < len(present) and len(absent) // 4 < LEAN_FALLBACK_TOKENS + 200 < FALLBACK_TOKENS

@@ -20,7 +20,7 @@ from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.prompts import Template, fence, load_template
 from hti_git.query.evidence import Evidence, EvidenceBook, cite
 from hti_git.query.model_nav import CITATIONS_SCHEMA, Budget, DocNavigation, step_tokens
-from hti_git.query.offline import DocContext, ask_fast
+from hti_git.query.offline import DocContext, holds_clause_words
 from hti_git.query.route import route
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sentences import widen_to_sentence
@@ -89,7 +89,7 @@ async def ask_llm_async(snapshot: Snapshot, question: str, client: ModelClient, 
     if not answer.found and use_fallback:
         docs = candidates or available
         budget = fallback_tokens
-        if not ask_fast(snapshot, question, docs).found:
+        if not holds_clause_words(snapshot, question, docs):
             # `fast` finds no clause holding the question's own words either: the clause is most
             # likely absent, so the fallback reads only the best passages, a last check at less cost
             budget = min(fallback_tokens, LEAN_FALLBACK_TOKENS)

@@ -8,6 +8,7 @@ that fails a check is dropped and reported, never repaired by guessing.
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass, field
 
@@ -165,8 +166,9 @@ def cite(item: Evidence, quote: str, source: str, lines: LineMap) -> tuple[list[
     cover = covering_sentences(source, item.spans, quote) if item.spans and not item.anywhere else None
     wanted = set(terms(quote))
     if cover is None and len(wanted) >= MIN_SUMMARY_TERMS:
-        ranked = sorted(sentence_spans(source), key=lambda sp: -len(wanted & set(terms(source[sp[0]:sp[1]]))))
-        for s, e in ranked[:COVER_ANCHORS]:
+        anchors = heapq.nlargest(COVER_ANCHORS, sentence_spans(source),
+                                 key=lambda sp: (len(wanted & set(terms(source[sp[0]:sp[1]]))), -sp[0]))
+        for s, e in anchors:
             window = (max(0, s - COVER_WINDOW_CHARS), min(len(source), e + COVER_WINDOW_CHARS))
             cover = covering_sentences(source, [window], quote)
             if cover:

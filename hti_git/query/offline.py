@@ -100,17 +100,11 @@ def ask_fast(
     """
     del max_level_ups
     answer = Answer(question=question, answer="", found=False, rev=snapshot.rev, commit=snapshot.sha)
-    available, candidates = requested_documents(snapshot, docs)
-    q = question_stems(question)
-    if not q:
+    if not question_stems(question):
+        requested_documents(snapshot, docs)  # an unknown --doc is still an error
         answer.answer = "not found: the question has no searchable words"
         return answer
-    focus = question_focus(question)
-    if candidates is None:
-        candidates = _named(snapshot, available, q, answer.trace, question)
-    read = max(1, min(READ, max_pages))
-    hits = [h for h in (_search(clause_index(snapshot, d), q, read, use_fallback, answer.trace, focus) for d in candidates)
-            if h is not None]
+    hits = _hits(snapshot, question, docs, max(1, min(READ, max_pages)), use_fallback, answer.trace)
     if not hits:
         answer.answer = "not found"
         answer.trace.append(Step("", "stop", 0.0, "no clause holds the question's own words"))
@@ -134,6 +128,24 @@ def ask_fast(
     answer.answer = "\n\n".join(texts)
     answer.trace.append(Step(answer.citations[0].page, "answer", round(best, 3)))
     return answer
+
+
+def holds_clause_words(snapshot: Snapshot, question: str, docs: list[str] | None = None) -> bool:
+    """Whether some clause of `docs` holds the question's own words, as `ask_fast` decides it
+    (passages of source.txt included); only the search runs, no answer is built."""
+    return bool(question_stems(question)) and bool(_hits(snapshot, question, docs, READ, True, []))
+
+
+def _hits(snapshot: Snapshot, question: str, docs: list[str] | None, read: int, use_source: bool,
+          trace: list[Step]) -> list[_Hit]:
+    """The documents' answering clauses (`_search` on each document asked or routed to)."""
+    available, candidates = requested_documents(snapshot, docs)
+    q = question_stems(question)
+    focus = question_focus(question)
+    if candidates is None:
+        candidates = _named(snapshot, available, q, trace, question)
+    return [h for h in (_search(clause_index(snapshot, d), q, read, use_source, trace, focus) for d in candidates)
+            if h is not None]
 
 
 @dataclass

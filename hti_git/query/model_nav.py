@@ -53,10 +53,12 @@ NAVIGATE_SCHEMA = {
     "additionalProperties": False,
 }
 LINK_SUMMARY_CHARS = 320  # a link's one-line summary, whole (subject summaries are at most 240)
+LINKS_SUMMARY_CHARS = 1800  # the subject links of one step share this many characters of summaries ...
+MIN_SUMMARY_CHARS = 100  # ... each keeping at least its first sentence or this many characters
 PAGE_CHARS = 3200  # a page's text in a navigation prompt; past it, whole values are left out, never cut
 MAX_SIBLINGS = 4  # sibling links listed for the pages in view, the nearest in their listing first
 CATEGORY_SUMMARY_CHARS = 200  # a section's link summary when its entries are not listed under it
-LISTED_SUMMARY_CHARS = 120  # a link's summary when its entries are listed under it
+LISTED_SUMMARY_CHARS = 0  # a link with its entries listed under it: the titles say what it holds
 GRANDCHILD_CHARS = 1000  # titles of a listing's entries shown under its link, so the model can jump two levels
 MAX_KEPT = 8  # items kept from earlier pages and shown again
 SUGGESTED_PAGES = 2  # subject pages a word search ranks first, shown with the root on the first step
@@ -211,6 +213,7 @@ class DocNavigation:
                     break
                 added += add(related, "R", listing.resolve(child["link"]), str(child.get("title", "")), "",
                              "related", "sibling") is not None
+        _share_summaries(children)
         out: list[Link] = []
         for link in children:
             out.append(link)
@@ -280,7 +283,7 @@ class DocNavigation:
                 rows.append(f"  {link.id} {one_line(link.title, 100)}")
                 continue
             extra = f" [{link.note}]" if link.note else ""
-            summary = f" — {whole_sentences(link.summary, link.summary_chars)}" if link.summary else ""
+            summary = f" — {whole_sentences(link.summary, link.summary_chars)}" if link.summary and link.summary_chars else ""
             rows.append(f"{link.id}{extra} {one_line(link.title, 100)}{summary}")
         return fence("\n".join(rows))
 
@@ -419,6 +422,18 @@ class DocNavigation:
                 self.trace.append(Step(opened[-1].path, "stop", note=f"page budget spent ({self.budget.max_pages} pages)"))
                 break
         return self.pages
+
+
+def _share_summaries(children: list[Link]) -> None:
+    """Subject links share LINKS_SUMMARY_CHARS: a page listing 17 subjects shows each summary's
+    first sentence, one listing 5 shows them whole. Titles carry the clause; the first sentence of a
+    subject summary its gist, so the model still picks the likeliest pages at half the tokens."""
+    plain = [link for link in children if link.summary and link.summary_chars == LINK_SUMMARY_CHARS]
+    if not plain:
+        return
+    each = max(MIN_SUMMARY_CHARS, min(LINK_SUMMARY_CHARS, LINKS_SUMMARY_CHARS // len(plain)))
+    for link in plain:
+        link.summary_chars = each
 
 
 def _item_line(item: Evidence, shown: dict[str, str] | None = None) -> str:

@@ -311,3 +311,26 @@ def test_a_clause_no_passage_words_hold_gets_a_lean_fallback(repo):
     present, absent = prompts.values()
     assert "Bet Shemesh" in present
     assert len(absent) < len(present) and len(absent) // 4 < LEAN_FALLBACK_TOKENS + 200 < FALLBACK_TOKENS
+
+
+def test_a_listed_sections_link_shows_its_entries_not_its_summary(repo):
+    client, provider = client_for(NOT_FOUND)
+    ask_llm(repo.snapshot(), Q, client, use_fallback=False)
+    links = provider.calls[0]["messages"][-1]["content"].split("Links:", 1)[1]
+    rows = [row for row in links.splitlines() if row.startswith("C") and "subjects]" in row]
+    entries = [row for row in links.splitlines() if row.startswith("  C")]
+    assert rows and entries  # sections listed with their entries ...
+    listed = {row.split()[0] for row in rows} & {e.split()[0].rsplit(".", 1)[0] for e in entries}
+    assert listed and all(" — " not in row for row in rows if row.split()[0] in listed)  # ... titles only
+
+
+def test_subject_links_share_one_summary_budget():
+    summary = "First sentence of the subject's gist here. " + "More detail on the clause follows. " * 6
+    many = [navigate.Link(f"C{i}", f"d/s{i}.md", f"Subject {i}", summary, "child") for i in range(1, 19)]
+    few = [navigate.Link(f"C{i}", f"d/s{i}.md", f"Subject {i}", summary, "child") for i in range(1, 4)]
+    navigate._share_summaries(many)
+    navigate._share_summaries(few)
+    assert all(link.summary_chars == navigate.MIN_SUMMARY_CHARS for link in many)
+    assert all(link.summary_chars == navigate.LINK_SUMMARY_CHARS for link in few)
+    shown = navigate.whole_sentences(summary, many[0].summary_chars)
+    assert shown == "First sentence of the subject's gist here. More detail on the clause follows. …"

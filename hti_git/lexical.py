@@ -30,8 +30,18 @@ QUESTION_NOISE = frozenset(
 )
 
 
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+
+
+def _ordinal(word: str) -> str:
+    """An ordinal as its number: "the 16th day of February" matches "February 16"."""
+    m = _ORDINAL.fullmatch(word)
+    return m.group(1) if m else word
+
+
 def stem(word: str) -> str:
     """A light suffix stripper: enough to match 'terminate', 'termination', 'terminated'."""
+    word = _ordinal(word)
     for suffix in ("ational", "ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ness", "ed", "es", "s", "e", "ly"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
@@ -54,7 +64,7 @@ def search_terms(text: str, drop: frozenset[str] = STOPWORDS) -> list[str]:
     stemmer = getattr(_SNOWBALL, "stemmer", None)
     if stemmer is None:
         stemmer = _SNOWBALL.stemmer = Stemmer.Stemmer("english")
-    return stemmer.stemWords([w for w in _WORD.findall(text.lower()) if w not in drop and len(w) > 1])
+    return stemmer.stemWords([_ordinal(w) for w in _WORD.findall(text.lower()) if w not in drop and len(w) > 1])
 
 
 def question_terms(question: str) -> list[str]:

@@ -219,3 +219,18 @@ def test_a_summary_fact_outside_its_spans_is_cited_where_its_sentences_sit_toget
     # words scattered over the document, or not in it, support nothing
     for quote in ("Delaware distributor signed by Jane Roe, Chief Executive Officer", "the term is five years, renewable by Bolt"):
         assert cite(item, quote, SIGNED, LineMap(SIGNED))[0] == []
+
+
+def test_a_summarys_date_matches_the_documents_ordinal_date():
+    """"dated February 16, 2000" restates "the 16th day of February, 2000": ordinals match numbers."""
+    from hti_git.index.linemap import LineMap
+    from hti_git.lexical import search_terms, terms
+    from hti_git.query.evidence import cite
+
+    assert terms("the 16th day of February") == terms("16 day February") and search_terms("21st")[0] == "21"
+    source = ("Confidential portions of this agreement are omitted.\nExhibit 10.2\nWIDGET CO-BRANDING AGREEMENT\n"
+              "This agreement is entered into as of the 16th day of February, 2000, by Acme and Bolt.\n")
+    item = _summary_item([], anywhere=True)
+    citations, why = cite(item, "Co-branding agreement dated February 16, 2000 (Exhibit 10.2, confidential portions redacted)",
+                          source, LineMap(source))
+    assert not why and any("16th day of February" in c.text for c in citations)

@@ -35,6 +35,12 @@ _ANNEX = re.compile(
     r"^(EXHIBIT|Exhibit|ANNEX|Annex|SCHEDULE|Schedule|APPENDIX|Appendix|ATTACHMENT|Attachment|ADDENDUM|Addendum)\b"
     r"(?:[ \t]+([A-Z]{1,2}|\d{1,3}(?:\.\d{1,3})?|[IVX]{1,5})(?:-\d{1,3})?\b)?\.?[ \t]*[:.\-–—]?[ \t]*(.*)$"
 )
+# A filing's items: "Item 1A. Risk Factors", "ITEM 7. MANAGEMENT'S DISCUSSION ...", under its Parts
+_ITEM = re.compile(r"^(ITEM|Item)[ \t]+(\d{1,2}[A-C]?)\b\.?[ \t]*[:.\-–—]?[ \t]*(.*)$")
+ITEM_TITLE_CHARS = 160  # an item's title may be long ("Market for Registrant's Common Equity, ...")
+ITEM_TITLE_WORDS = 20
+CONTENTS_RUN = 4  # this many headings in a row with no text between them are a table of contents
+_PAGE_REF = re.compile(r"[ \t.·…]*\b(?:\d{1,3}|[ivxlc]{1,6})$")  # "Risk Factors ....... 12"
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,3})(\.?)[ \t]+(\S.*)$")
 _MD = re.compile(r"^(#{1,6})[ \t]+(\S.{0,150})$")
 _SCENE = re.compile(r"^((?:\d+[ \t]+)?(?:INT\.|EXT\.|INT/EXT\.?|I/E\.?)[^\n]{2,100})$")
@@ -111,13 +117,13 @@ def ends_sentence(line: str) -> bool:
     return not line or len(line) <= 60 or line.endswith((".", ":", ";", "!", "?", ")", '"', "”", "]"))
 
 
-def title_like(text: str) -> bool:
+def title_like(text: str, max_words: int = MAX_TITLE_WORDS, max_chars: int = 100) -> bool:
     """Short, in Title Case or capitals, no verb of obligation, not cut off mid-list."""
     text = text.strip()
-    if not text or len(text) > 100 or text.endswith((",", ";")) or not (text[0].isupper() or text[0].isdigit()):
+    if not text or len(text) > max_chars or text.endswith((",", ";")) or not (text[0].isupper() or text[0].isdigit()):
         return False
     words = text.rstrip(".:").split()
-    if not 1 <= len(words) <= MAX_TITLE_WORDS:
+    if not 1 <= len(words) <= max_words:
         return False
     for word in words:
         if re.fullmatch(r"\d+(?:\.\d+)+\.?", word):
@@ -183,6 +189,8 @@ def line_heading(line: str, start: int, nxt: str, nxt_start: int, prev: str) -> 
         stripped, at = stripped[page.end():], at + page.end()  # a page number run into the next heading
     if m := _LABEL.match(stripped):
         return _label_heading(m, at, nxt, nxt_start, prev)
+    if m := _ITEM.match(stripped):
+        return _item_heading(m, at, nxt, nxt_start, prev)
     if m := _ANNEX.match(stripped):
         rest = m.group(3).strip()
         if (rest and not title_like(rest)) or not ends_sentence(prev) or nxt.strip()[:1].islower():
@@ -205,7 +213,8 @@ def _label_heading(m: re.Match, at: int, nxt: str, nxt_start: int, prev: str) ->
     label = m.group(0)[: m.start(3)].strip() if rest else m.group(0).strip()
     if not rest:  # "ARTICLE 4" alone: its title is the next line when that line is a title
         title_line = nxt.strip()
-        if title_line and title_like(title_line) and not _NUMBERED.match(title_line) and not _LABEL.match(title_line):
+        if (title_line and title_like(title_line) and not _NUMBERED.match(title_line) and not _LABEL.match(title_line)
+                and not _ITEM.match(title_line)):
             end = nxt_start + len(nxt) - len(nxt.lstrip()) + len(title_line)
             return Heading(at, end, f"{display(label)} {display(title_line.rstrip(' .:'))}", level, number)
         return Heading(at, label_end, display(label.rstrip(" .:")), level, number)
@@ -217,6 +226,36 @@ def _label_heading(m: re.Match, at: int, nxt: str, nxt_start: int, prev: str) ->
     title, length = split
     end = at + m.start(3) + len(title)
     return Heading(at, end, f"{display(label)} {display(title)}", level, number, body=at + m.start(3) + length)
+
+
+def _item_heading(m: re.Match, at: int, nxt: str, nxt_start: int, prev: str) -> Heading | None:
+    """A filing's item, one level under its Part: "Item 1A. Risk Factors" (a contents line's page
+    number dropped), or "ITEM 7." alone with its title on the next line."""
+    label, rest = f"Item {m.group(2).upper()}.", m.group(3).strip()
+    if not ends_sentence(prev) and not prev.rstrip()[-1:].isdigit():  # a contents line ends on its page
+        return None  # "... described in\nItem 7 of this report": a reference wrapped onto the line
+    end = at + len(m.group(0).rstrip())
+    if not rest:
+        title_line = nxt.strip()
+        title = _PAGE_REF.sub("", title_line).rstrip(" .:")
+        if title and _item_title(title) and not _ITEM.match(title_line):
+            end = nxt_start + len(nxt) - len(nxt.lstrip()) + len(title_line)
+            return Heading(at, end, f"{label} {display(title)}", 2, m.group(2))
+        return Heading(at, end, label.rstrip("."), 2, m.group(2))
+    if not rest[0].isupper() and rest[0] not in "[(\"“":
+        return None  # "Item 2 of the registration statement ...": a reference
+    if _item_title(title := _PAGE_REF.sub("", rest).rstrip(" .:")):
+        return Heading(at, end, f"{label} {display(title)}", 2, m.group(2))
+    split = _split_title(rest)  # "Item 2. Properties. We lease ...": the title, then its text
+    if split is None:
+        return None
+    title, length = split
+    return Heading(at, at + m.start(3) + len(title), f"{label} {display(title)}", 2, m.group(2),
+                   body=at + m.start(3) + length)
+
+
+def _item_title(text: str) -> bool:
+    return title_like(text.strip("[]"), ITEM_TITLE_WORDS, ITEM_TITLE_CHARS) and not re.search(r"[.;!?][ \t]+[A-Z]", text)
 
 
 def _numbered_heading(m: re.Match, at: int, prev: str) -> Heading | None:
@@ -296,7 +335,43 @@ def find_headings(text: str, untitled: bool = False) -> list[Heading]:
             for inline in _inline_headings(raw, start):
                 if inline.start not in found:
                     found[inline.start] = inline
-    return [found[k] for k in sorted(found) if untitled or found[k].kind != "untitled"]
+    kept = _without_contents(text, [found[k] for k in sorted(found)])
+    return [h for h in kept if untitled or h.kind != "untitled"]
+
+
+def _without_contents(text: str, headings: list[Heading]) -> list[Heading]:
+    """Drop a table of contents' entries: in a run of CONTENTS_RUN or more headings with nothing but
+    page numbers between them, the headings whose titles come again later, where their text is. The
+    others ("Table of Contents", the document's title) stay, and the list is their text."""
+    blank = [not _PAGE_REF.sub("", text[h.body: nxt.start]).strip(" \t\n.·…")
+             for h, nxt in zip(headings, headings[1:])] + [False]
+    keys = [_key(h.title) for h in headings]
+    out: list[Heading] = []
+    run: list[int] = []
+
+    def close() -> None:
+        if len(run) < CONTENTS_RUN:
+            out.extend(headings[i] for i in run)
+        else:
+            later = set(keys[run[-1] + 1:])
+            out.extend(headings[i] for i in run if keys[i] not in later)
+        run.clear()
+
+    for i, h in enumerate(headings):
+        if any(keys[j] == keys[i] for j in run):
+            close()  # a title met again: the document's body starts here
+        if blank[i]:
+            run.append(i)
+        else:
+            close()
+            out.append(h)
+    close()
+    return out
+
+
+def _key(title: str) -> str:
+    """A title as a contents line and its heading both read: case, spacing and page number aside."""
+    return " ".join(_PAGE_REF.sub("", title).lower().split())
 
 
 def _first_body_offset(text: str) -> int:

@@ -147,3 +147,72 @@ def test_an_inline_title_may_join_two_topics_with_a_semicolon():
     titles = [h.title for h in find_headings(text)]
     assert "7 Limitations of Liability; Indemnification of Contractor" in titles
     assert "8 Confidential Information" in titles
+
+
+FILING = """UNITED STATES
+SECURITIES AND EXCHANGE COMMISSION
+FORM 10-K
+
+TABLE OF CONTENTS
+
+PART I
+Item 1. Business 3
+Item 1A. Risk Factors 12
+PART II
+Item 5. Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases of Equity Securities 33
+Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations 35
+
+PART I
+
+ITEM 1. BUSINESS
+
+We design and sell widgets to customers in 40 countries, as described in
+Item 7 of this report.
+
+Item 1A. Risk Factors
+
+Our largest customer accounted for 23% of net revenue in fiscal 2025.
+
+PART II
+
+ITEM 5.
+MARKET FOR REGISTRANT'S COMMON EQUITY, RELATED STOCKHOLDER MATTERS AND ISSUER PURCHASES OF EQUITY SECURITIES
+
+Our common stock trades on the Nasdaq Global Select Market.
+
+Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations
+
+Net revenue was $4,512 million, up 12% from $4,021 million.
+"""
+
+
+def test_a_filings_items_nest_under_their_parts_and_its_contents_list_is_not_structure():
+    sections = [s for s in find_sections(FILING) if s.title.startswith(("Part", "Item"))]
+    assert [(s.title, s.parents) for s in sections] == [
+        ("Part I", []),
+        ("Item 1. Business", ["Part I"]),
+        ("Item 1A. Risk Factors", ["Part I"]),
+        ("Part II", []),
+        ("Item 5. Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases of Equity "
+         "Securities", ["Part II"]),
+        ("Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations", ["Part II"]),
+    ]
+    by_title = {s.title: s for s in sections}
+    assert FILING[by_title["Item 1A. Risk Factors"].body:].startswith("Our largest customer")  # the item's text, not the contents line
+    assert "Item 7 of this report" in FILING[by_title["Item 1. Business"].start:by_title["Item 1. Business"].end]
+
+
+def test_a_contracts_table_of_contents_leaves_one_section_per_article():
+    text = ("CONSULTING AGREEMENT\nTABLE OF CONTENTS\nARTICLE 1 DEFINITIONS 1\nARTICLE 2 SERVICES 2\n"
+            "ARTICLE 3 FEES 3\nARTICLE 4 TERM 4\n"
+            "ARTICLE 1 DEFINITIONS\n1.1 Services. The services the Consultant provides under this Agreement.\n"
+            "ARTICLE 2 SERVICES\nThe Consultant will advise the Company on its marketing.\n"
+            "ARTICLE 3 FEES\nThe Company pays $5,000 a month.\nARTICLE 4 TERM\nThis Agreement runs for two years.\n")
+    titles = [h.title for h in find_headings(text)]
+    assert titles == ["Consulting Agreement", "Table of Contents", "Article 1 Definitions", "1.1 Services",
+                      "Article 2 Services", "Article 3 Fees", "Article 4 Term"]
+
+
+def test_a_sentence_after_an_item_label_is_not_its_title():
+    text = "Overview of the year.\nItem 1A. Risk Factors — special: our largest customer, Globex Inc., accounted for 23% of revenue.\n"
+    assert find_headings(text) == []

@@ -18,6 +18,7 @@ __all__ = ["Heading", "Section", "find_headings", "find_sections"]
 _SCENE = re.compile(r"^[ \t]*((?:\d+[ \t]+)?(?:INT\.|EXT\.|INT/EXT\.?|I/E\.?)[^\n]{2,100})$", re.M)
 _CUE = re.compile(r"^[ \t]{2,}([A-Z][A-Z .'\-]{1,30})(?:[ \t]*\((?:V\.O\.|O\.S\.|CONT'D|O\.C\.)\))?[ \t]*$", re.M)
 _DEFINED = re.compile(r"[(\s][\"“]([A-Z][^\"”\n]{1,60}?)[\"”]")
+_LOWER_WORD = re.compile(r"\b[a-z][a-z'’]+\b")
 _PROPER = re.compile(r"\b([A-Z][a-z]+(?:[ \t]+(?:[A-Z][a-z]+|of|de|van|von))*(?:[ \t]+[A-Z][a-z]+)?)\b")
 
 
@@ -118,6 +119,11 @@ def proper_names(text: str, min_count: int = 3, limit: int = 60) -> list[tuple[s
         if len(name) < 3 or (before.strip() in (".", "!", "?", "") and " " not in name and m.start() > 0 and "\n" in before):
             continue
         counts[name] += 1
-    common = {"The", "This", "That", "Such", "Any", "All", "Each", "If", "In", "No", "Upon", "For", "Section", "Article", "Agreement"}
+    common = {"The", "This", "That", "Such", "Any", "All", "Each", "If", "In", "No", "Upon", "For", "Section", "Article",
+              "Agreement", "Item", "Part", "Note", "Table", "Exhibit", "Schedule", "Annex"}
     ranked = [(n, c) for n, c in counts.most_common() if c >= min_count and n.split()[0] not in common]
-    return ranked[:limit]
+    lower = Counter(_LOWER_WORD.findall(text))
+    # A word written in lower case at least as often as capitalised is a common word that starts
+    # sentences and table rows ("Our", "Net", "Item" in a filing), not a name.
+    return [(n, c) for n, c in ranked
+            if (lower[n.lower()] if " " not in n else text.count(n.lower())) < c][:limit]

@@ -216,3 +216,12 @@ def test_a_contracts_table_of_contents_leaves_one_section_per_article():
 def test_a_sentence_after_an_item_label_is_not_its_title():
     text = "Overview of the year.\nItem 1A. Risk Factors — special: our largest customer, Globex Inc., accounted for 23% of revenue.\n"
     assert find_headings(text) == []
+
+
+def test_words_a_filing_writes_in_lower_case_too_are_not_names():
+    from hti_git.compile.structure import proper_names
+
+    text = ("Globex Inc. buys widgets. " * 3 + "Our revenue grew. Net revenue fell; our net margin rose and our "
+            "net costs and our staff grew. " * 3 + "See Item 7. See Item 8. See Item 9.\n")
+    names = [n for n, _ in proper_names(text)]
+    assert "Globex Inc" in " ".join(names) and not {"Our", "Net", "Item"} & set(names)

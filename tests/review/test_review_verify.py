@@ -10,8 +10,8 @@ from review_support import CONTRACTS, commit_files, contract, edit_page
 
 from hti_git.cli import main
 from hti_git.compile.pipeline import compile_path
-from hti_git.index.catalog import shard_path
 from hti_git.config import Settings
+from hti_git.index.catalog import shard_path
 from hti_git.review.verify import verify_snapshot
 from tests.support.shared import require_shared
 

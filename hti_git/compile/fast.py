@@ -182,9 +182,15 @@ def _sentence_around(text: str, at: int, max_chars: int = 600) -> tuple[int, int
     start = lo
     for m in re.finditer(r"(?<=[.;!?])\s+|\n\s*\n", text[lo:at]):
         start = lo + m.end()
+    if start == lo > 0:  # no sentence end before: start at a line (a table's row) or a word, never mid-word
+        line, word = text.find("\n", lo, at), text.find(" ", lo, at)
+        start = line + 1 if line >= 0 else word + 1 if word >= 0 else lo
     hi = min(len(text), at + max_chars)
     m = re.search(r"(?<=[.;!?])\s|\n\s*\n", text[at:hi])
     end = at + m.start() if m else hi
+    if not m and hi < len(text):  # ... and end at a line end or a word end
+        line, word = text.rfind("\n", at, hi), text.rfind(" ", at, hi)
+        end = line if line > at else word if word > at else hi
     return strip_span(text, start, end)
 
 

@@ -1,4 +1,4 @@
-"""A text's passages: its paragraphs, a long one split at sentence ends (at spaces when it has none).
+"""A text's passages: its paragraphs, a long one split at sentence ends (at line ends or spaces when it has none).
 
 The unit a `fast` subject page cites, the offline ask ranks and the MCP search returns.
 """
@@ -32,8 +32,10 @@ def split_passages(text: str, start: int, end: int, max_chars: int = 700) -> lis
                 spans.append(strip_span(text, piece_start, last_cut))
                 piece_start = skip_space(text, last_cut)
             last_cut = cut
-        while p_end - piece_start > max_chars * 2:  # no sentence breaks at all: cut at spaces
-            cut = text.rfind(" ", piece_start, piece_start + max_chars)
+        while p_end - piece_start > max_chars * 2:  # no sentence breaks: cut at a line end (a table's row), else a space
+            cut = text.rfind("\n", piece_start, piece_start + max_chars)
+            if cut <= piece_start + max_chars // 4:
+                cut = text.rfind(" ", piece_start, piece_start + max_chars)
             cut = cut if cut > piece_start else piece_start + max_chars
             spans.append(strip_span(text, piece_start, cut))
             piece_start = skip_space(text, cut)

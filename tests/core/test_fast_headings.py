@@ -225,3 +225,21 @@ def test_words_a_filing_writes_in_lower_case_too_are_not_names():
             "net costs and our staff grew. " * 3 + "See Item 7. See Item 8. See Item 9.\n")
     names = [n for n, _ in proper_names(text)]
     assert "Globex Inc" in " ".join(names) and not {"Our", "Net", "Item"} & set(names)
+
+
+TABLE = "\n".join(f"{label:<40} $ {n:>8,}   $ {n + 7:>8,}   $ {n + 11:>8,}" for label, n in [
+    ("Net revenue", 4512), ("Cost of revenue", 2100), ("Gross margin", 2412), ("Research and development", 801),
+    ("Selling, general and administrative", 640), ("Operating income", 971), ("Interest expense", 55),
+    ("Net income", 733), ("Diluted earnings per share", 3)] * 4)
+
+
+def test_a_tables_passages_and_mention_windows_are_whole_rows():
+    from hti_git.compile.fast import _sentence_around
+    from hti_git.sources.passages import split_passages
+
+    rows = set(TABLE.splitlines())
+    for s, e in split_passages(TABLE, 0, len(TABLE)):
+        assert set(TABLE[s:e].splitlines()) <= rows  # cut at row ends, never inside a row
+    at = TABLE.index("Net income", 1500)
+    s, e = _sentence_around(TABLE, at, 300)
+    assert s < at < e and set(TABLE[s:e].splitlines()) <= rows

@@ -315,6 +315,7 @@ def find_headings(text: str, untitled: bool = False) -> list[Heading]:
     found: dict[int, Heading] = {}
     content = [i for i, (raw, _) in enumerate(lines) if raw.strip()]
     taken_lines: set[int] = set()
+    subheadings: list[Heading] = []  # Title Case lines between blank lines: a filing's subheadings
     first_body = _first_body_offset(text)
     for k, i in enumerate(content):
         if i in taken_lines:
@@ -331,12 +332,46 @@ def find_headings(text: str, untitled: bool = False) -> list[Heading]:
             found.setdefault(h.start, h)
             if nxt_i is not None and h.end > nxt_start:
                 taken_lines.add(nxt_i)  # the next line was this heading's title
+        elif h is None and _subheading_line(raw, lines, i):
+            subheadings.append(Heading(start + len(raw) - len(raw.lstrip()), start + len(raw.rstrip()), raw.strip(), 1))
         if len(raw) > LONG_LINE:
             for inline in _inline_headings(raw, start):
                 if inline.start not in found:
                     found[inline.start] = inline
-    kept = _without_contents(text, [found[k] for k in sorted(found)])
+    headings = [found[k] for k in sorted(found)]
+    if sum(1 for h in headings if _ITEM_TITLE.match(h.title)) >= FILING_ITEMS:
+        headings = _filing_levels(headings, subheadings)
+    kept = _without_contents(text, headings)
     return [h for h in kept if untitled or h.kind != "untitled"]
+
+
+FILING_ITEMS = 3  # a document with this many "Item N." headings is a filing: its Parts and Items lead
+_ITEM_TITLE = re.compile(r"Item \d{1,2}[A-C]?\.")
+_PART_TITLE = re.compile(r"Part [IVX]+\b")
+
+
+def _subheading_line(raw: str, lines: list[tuple[str, int]], i: int) -> bool:
+    """A short Title Case line standing alone between blank lines ("Liquidity and Capital Resources"):
+    a filing's subheading. Not a table's row (figures, column gaps) nor a sentence."""
+    line = raw.strip()
+    if not 3 <= len(line) <= 80 or not any(c.islower() for c in line) or re.search(r"\$|\d{2,}|\S {3,}\S| \| ", line):
+        return False
+    before = lines[i - 1][0].strip() if i > 0 else ""
+    after = lines[i + 1][0].strip() if i + 1 < len(lines) else ""
+    return not before and not after and title_like(line) and not line.endswith((".", ",", ";", ":"))
+
+
+def _filing_levels(headings: list[Heading], subheadings: list[Heading]) -> list[Heading]:
+    """A filing's outline: Parts (level 1), Items (2), and every other heading below its Item (its
+    level + 2: a capitals subheading or a note "1. Summary of Significant Accounting Policies" is not
+    a sibling of the Parts); Title Case subheadings between blank lines join at level 3."""
+    taken = {h.start for h in headings}
+    out = []
+    for h in sorted(headings + [s for s in subheadings if s.start not in taken], key=lambda h: h.start):
+        if not (_PART_TITLE.match(h.title) or _ITEM_TITLE.match(h.title) or h.kind == "annex"):
+            h.level += 2
+        out.append(h)
+    return out
 
 
 def _without_contents(text: str, headings: list[Heading]) -> list[Heading]:

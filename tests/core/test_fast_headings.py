@@ -243,3 +243,33 @@ def test_a_tables_passages_and_mention_windows_are_whole_rows():
     at = TABLE.index("Net income", 1500)
     s, e = _sentence_around(TABLE, at, 300)
     assert s < at < e and set(TABLE[s:e].splitlines()) <= rows
+
+
+def test_a_filings_subheadings_and_notes_stay_under_their_item():
+    text = FILING + """
+RESULTS OF OPERATIONS
+
+Revenue grew in every segment.
+
+Liquidity and Capital Resources
+
+We had $1.2 billion of cash.
+
+Net revenue                                   $ 4,512   $ 4,021
+
+Item 8. Financial Statements
+
+1. Summary of Significant Accounting Policies
+
+Basis of presentation. The statements are consolidated.
+
+Item 9A. Controls and Procedures
+
+Our disclosure controls are effective.
+"""
+    outline = [(s.title, s.parents[-1:]) for s in find_sections(text) if s.parents]
+    mdna = "Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations"
+    assert ("Results of Operations", [mdna]) in outline and ("Liquidity and Capital Resources", [mdna]) in outline
+    assert ("1 Summary of Significant Accounting Policies", ["Item 8. Financial Statements"]) in outline
+    assert ("Item 9A. Controls and Procedures", ["Part II"]) in outline  # not under a subheading
+    assert not any(title.startswith("Net revenue") for title, _ in outline)  # a table's row is no heading

@@ -378,8 +378,7 @@ def _without_contents(text: str, headings: list[Heading]) -> list[Heading]:
     """Drop a table of contents' entries: in a run of CONTENTS_RUN or more headings with nothing but
     page numbers between them, the headings whose titles come again later, where their text is. The
     others ("Table of Contents", the document's title) stay, and the list is their text."""
-    blank = [not _PAGE_REF.sub("", text[h.body: nxt.start]).strip(" \t\n.·…")
-             for h, nxt in zip(headings, headings[1:])] + [False]
+    blank = [_contents_line_rest(text[h.body: nxt.start]) for h, nxt in zip(headings, headings[1:])] + [False]
     keys = [_key(h.title) for h in headings]
     out: list[Heading] = []
     run: list[int] = []
@@ -389,7 +388,7 @@ def _without_contents(text: str, headings: list[Heading]) -> list[Heading]:
             out.extend(headings[i] for i in run)
         else:
             later = set(keys[run[-1] + 1:])
-            out.extend(headings[i] for i in run if keys[i] not in later)
+            out.extend(headings[i] for i in run if not _listed_again(keys[i], later))
         run.clear()
 
     for i, h in enumerate(headings):
@@ -402,6 +401,25 @@ def _without_contents(text: str, headings: list[Heading]) -> list[Heading]:
             out.append(h)
     close()
     return out
+
+
+def _listed_again(key: str, later: set[str]) -> bool:
+    """A contents entry's title comes again, whole or as the start of it (a long title wrapped in one
+    of the two places)."""
+    return key in later or any(k.startswith(key) or key.startswith(k) for k in later if min(len(k), len(key)) >= 12)
+
+
+def _contents_line_rest(body: str) -> bool:
+    """Whether the text between two headings is only what a contents line leaves: nothing, a page
+    number, or the wrapped end of a long title with its page number ("of Equity Securities 21")."""
+    rest = body.strip(" \t\n.·…")
+    if not rest:
+        return True
+    wrapped = _PAGE_REF.sub("", rest).strip(" \t.·…")
+    return wrapped != rest and "\n" not in wrapped and len(wrapped) <= 80 and not SENTENCE_GAP.search(wrapped)
+
+
+SENTENCE_GAP = re.compile(r"[.;!?][ \t]+[A-Z]")
 
 
 def _key(title: str) -> str:

@@ -273,3 +273,11 @@ Our disclosure controls are effective.
     assert ("1 Summary of Significant Accounting Policies", ["Item 8. Financial Statements"]) in outline
     assert ("Item 9A. Controls and Procedures", ["Part II"]) in outline  # not under a subheading
     assert not any(title.startswith("Net revenue") for title, _ in outline)  # a table's row is no heading
+
+
+def test_a_contents_line_wrapped_onto_two_lines_is_still_a_contents_entry():
+    wrapped = FILING.replace(
+        "Item 5. Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases of Equity Securities 33",
+        "Item 5. Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases\nof Equity Securities 33")
+    sections = [s for s in find_sections(wrapped) if s.title.startswith("Item 5")]
+    assert [s.parents for s in sections] == [["Part II"]]  # the item itself, not its contents line

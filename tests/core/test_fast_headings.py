@@ -281,3 +281,16 @@ def test_a_contents_line_wrapped_onto_two_lines_is_still_a_contents_entry():
         "Item 5. Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases\nof Equity Securities 33")
     sections = [s for s in find_sections(wrapped) if s.title.startswith("Item 5")]
     assert [s.parents for s in sections] == [["Part II"]]  # the item itself, not its contents line
+
+
+def test_a_filing_compiles_to_parts_with_their_items():
+    record = compile_fast(SourceText(name="acme-10k.txt", text=FILING, media_type="text/plain", raw_sha256="0" * 64,
+                                     raw_bytes=len(FILING)))
+
+    def tree(category):
+        return {category.name: [s.name for s in category.subjects] + [tree(c) for c in category.children]}
+
+    outline = [tree(c) for c in record.categories]
+    flat = repr(outline)
+    assert "'Part I': ['Item 1. Business', 'Item 1A. Risk Factors']" in flat
+    assert flat.count("Item 1A. Risk Factors") == 1  # the contents line is not a second subject

@@ -65,6 +65,7 @@ async def ask_llm_async(snapshot: Snapshot, question: str, client: ModelClient, 
         candidates = await route(snapshot, question, available, client, load_template("route", repo_root), answer.trace)
 
     book = EvidenceBook("E")
+    walks: list[DocNavigation] = []
     if candidates:
         navigate = load_template("navigate", repo_root)
         share = max(1, max_pages // len(candidates))  # the page budget is split; each tree has its own level-ups
@@ -86,7 +87,12 @@ async def ask_llm_async(snapshot: Snapshot, question: str, client: ModelClient, 
         else:
             answer.trace.append(Step("", "stop", note="no subject page reached: nothing to answer from"))
 
-    if not answer.found and use_fallback:
+    concluded = len(walks) == 1 and walks[0].absent
+    if not answer.found and use_fallback and concluded:
+        # navigation opened the likeliest branch and says the document lacks it: no source read
+        answer.trace.append(Step("", "fallback", note="skipped: navigation read the likeliest branch and "
+                                                      "found the document lacks it (no source check asked)"))
+    elif not answer.found and use_fallback:
         docs = candidates or available
         budget = fallback_tokens
         if not holds_clause_words(snapshot, question, docs):

@@ -47,9 +47,10 @@ NAVIGATE_SCHEMA = {
         "found": {"type": "boolean"},
         "answer": {"type": "string"},
         "citations": CITATIONS_SCHEMA,
+        "check_source": {"type": "boolean"},
         "reason": {"type": "string"},
     },
-    "required": ["action", "links", "keep", "found", "answer", "citations", "reason"],
+    "required": ["action", "links", "keep", "found", "answer", "citations", "check_source", "reason"],
     "additionalProperties": False,
 }
 LINK_SUMMARY_CHARS = 320  # a link's one-line summary, whole (subject summaries are at most 240)
@@ -137,6 +138,7 @@ class DocNavigation:
         self.kept: list[Evidence] = []  # items the model kept from pages read before, shown again
         self.left_out = False  # some value of a page read was never shown (over PAGE_CHARS)
         self.reply: dict | None = None  # the reply that ended the walk with "answer"
+        self.chose_pages = False  # the model opened, followed or went up at least once (not only the first view)
         self._read: dict[str, Page] = {}
         self._peeked: dict[str, Page] = {}  # listings read without being shown (entries, word search)
         self._words: set[str] = set()  # the question's words as the listings spell them
@@ -352,6 +354,14 @@ class DocNavigation:
             path = self._parent(parent)
         return None
 
+    @property
+    def absent(self) -> bool:
+        """The model answered "not found" with no source check asked for, after choosing pages
+        itself (never on the root and a word search alone), and every value read was shown."""
+        reply = self.reply or {}
+        return (reply.get("found") is False and reply.get("check_source") is False and self.chose_pages
+                and not self.left_out)
+
     async def run(self) -> list[str]:
         """Walk from the root until the model answers or a budget is spent; return the pages read."""
         if self.budget.pages_left <= 0:
@@ -389,6 +399,7 @@ class DocNavigation:
                     self.trace.append(Step(view[0].path, "stop", note=reason))
                     break
                 self.budget.level_ups += 1
+                self.chose_pages = True
                 if up_target in self._read:
                     view, new, revisited = [self._read[up_target]], [], [self._read[up_target]]
                     self.trace.append(Step(up_target, "level-up", note="back to a page already read"))
@@ -402,6 +413,7 @@ class DocNavigation:
             if not targets:
                 self.trace.append(Step(view[0].path, "stop", note=f"no valid link in {decision.links or '[]'}"))
                 break
+            self.chose_pages = True
             if len(targets) > self.budget.pages_left:
                 self.trace.append(Step(view[0].path, "skip", note=f"page budget: opening {self.budget.pages_left} of {len(targets)}"))
                 targets = targets[: self.budget.pages_left]

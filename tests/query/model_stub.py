@@ -37,17 +37,20 @@ def decide(messages: list[dict]) -> dict:
         return {"docs": [scored[0][1]] if scored and scored[0][0] else [], "reason": "best word overlap"}
     if "answer a question from a document's index" in system:
         if re.search(r"^Page \S+ \(subject\):", user, re.M):
-            return {"action": "answer", "links": [], "keep": [], **_answer(q, user), "reason": "reached a subject"}
+            return {"action": "answer", "links": [], "keep": [], **_answer(q, user), "check_source": True,
+                    "reason": "reached a subject"}
         if "Pages a word search found" in user:
             found = _answer(q, user)  # a word search's pages: answer when they say it, else navigate
             if found["found"] and len(q) > 1 and _overlap(q, found["citations"][0]["quote"]) >= 2:
-                return {"action": "answer", "links": [], "keep": [], **found, "reason": "a search found it"}
+                return {"action": "answer", "links": [], "keep": [], **found, "check_source": True,
+                        "reason": "a search found it"}
         children = [(i, note, text) for i, note, text in _LINK.findall(user) if i.startswith("C")]
         if not children:
-            return {"action": "answer", "links": [], "keep": [], **_answer(q, user), "reason": "nothing to open"}
+            return {"action": "answer", "links": [], "keep": [], **_answer(q, user), "check_source": True,
+                    "reason": "nothing to open"}
         best = max(children, key=lambda c: (_overlap(q, c[2]), -int(c[0][1:])))
         return {"action": "open", "links": [best[0]], "keep": [], "found": False, "answer": "", "citations": [],
-                "reason": "closest to the question"}
+                "check_source": False, "reason": "closest to the question"}
     if "from the evidence only" in system:
         return _answer(q, user)
     return {"ok": True}

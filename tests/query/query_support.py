@@ -49,7 +49,8 @@ def is_navigation(messages: list[dict]) -> bool:
 def nav(action: str, links: list[str] | None = None, reason: str = "", **answer) -> dict:
     """A whole navigation reply: the move, no kept items, and (on "answer") the answer fields."""
     return {"action": action, "links": list(links or []), "keep": [], "found": False,
-            "answer": "not found" if action == "answer" else "", "citations": [], "reason": reason, **answer}
+            "answer": "not found" if action == "answer" else "", "citations": [], "check_source": action == "answer",
+            "reason": reason, **answer}
 
 
 def open_(title_part: str, action: str = "open"):

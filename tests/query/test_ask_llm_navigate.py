@@ -334,3 +334,24 @@ def test_subject_links_share_one_summary_budget():
     assert all(link.summary_chars == navigate.LINK_SUMMARY_CHARS for link in few)
     shown = navigate.whole_sentences(summary, many[0].summary_chars)
     assert shown == "First sentence of the subject's gist here. More detail on the clause follows. …"
+
+
+RESIDE = "Where does the consultant Aitan Zacharin reside?"  # in the source, not in the index
+
+
+def test_a_walk_that_concludes_absence_skips_the_source_check(repo):
+    """Navigation opened the likeliest branch and says the document lacks the clause, with no source
+    check asked for: no source read. From the root alone, or when it asks, the source is read."""
+    absent = nav("answer", check_source=False, reason="the general provisions hold no such clause")
+    client, provider = client_for(*_walk_to_governing_law(), absent)
+    answer = ask_llm(repo.snapshot(), RESIDE, client)
+    assert not answer.found and not answer.fallback and answer.answer == "not found"
+    assert len(provider.calls) == 4 and "skipped" in answer.trace[-1].note
+
+    client, provider = client_for(absent, default=NOT_FOUND)  # the root alone: never concluded there
+    answer = ask_llm(repo.snapshot(), RESIDE, client)
+    assert answer.fallback
+
+    client, provider = client_for(*_walk_to_governing_law(), nav("answer", check_source=True), default=NOT_FOUND)
+    answer = ask_llm(repo.snapshot(), RESIDE, client)
+    assert answer.fallback

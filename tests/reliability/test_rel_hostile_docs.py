@@ -65,7 +65,7 @@ def test_injected_instructions_stay_inside_the_data_fence_in_every_prompt(tmp_pa
         if system.startswith("You answer a question from"):
             ids = re.findall(r"^(C\d+) ", messages[-1]["content"], re.M)
             return {"action": "open" if ids else "answer", "links": ids[:2], "keep": [], "found": False,
-                    "answer": "" if ids else "not found", "citations": [], "reason": "look"}
+                    "answer": "" if ids else "not found", "citations": [], "check_source": True, "reason": "look"}
         return {"found": False, "answer": "not found", "citations": []}  # -> fallback over source.txt
 
     provider = ScriptedProvider(default=answer)

@@ -143,6 +143,7 @@ class DocNavigation:
         self._peeked: dict[str, Page] = {}  # listings read without being shown (entries, word search)
         self._words: set[str] = set()  # the question's words as the listings spell them
         self._shown: dict[str, str] = {}  # sentence -> id of the item that showed it, in the prompt being built
+        self._partial: dict[str, set[str]] = {}  # a word search's page shown in part -> ids of the items shown
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -250,21 +251,29 @@ class DocNavigation:
         if kept:
             parts.append("Kept from pages read before:\n" + fence("\n".join(_item_line(i, self._shown) for i in kept)))
         for page in new:
-            parts.append(self._render_page(page))
+            parts.append(self._render_page(page, rest=self._partial.pop(page.path, None)))
         for page in revisited:
             parts.append(f"Back on {_local(page.path)} ({page.title}), already read: its content is not repeated.")
         return "\n\n".join(parts)
 
-    def _render_page(self, page: Page, words: set[str] | None = None) -> str:
+    def _render_page(self, page: Page, words: set[str] | None = None, rest: set[str] | None = None) -> str:
+        """A page's items; with `words` (a word search's page) its summary and the values holding the
+        question's words; with `rest` (ids shown that way before) the values not shown yet."""
         items = self.book.for_page(page.path)
         other = 0
-        if words is not None:  # a word search's page: its summary and the values holding the question's words
+        if words is not None:
             shown = [i for n, i in enumerate(items) if n == 0 or words & set(terms(i.text))]
             other, items = len(items) - len(shown), shown
+            if other:
+                self._partial[page.path] = {i.id for i in shown}
+        elif rest is not None:
+            items = [i for i in items if i.id not in rest]
         text, left = _page_text(page, items, self._shown)
         self.left_out = self.left_out or left > 0
         if other:
             text += f"\n({other} other value(s) on this page share no word with the question)"
+        if rest is not None:
+            text += "\n(its summary and the values shown before are not repeated)"
         return f"Page {_local(page.path)} ({page.kind or 'page'}):\n" + fence(text)
 
     def render_found(self, found: list[Page], links: list[Link]) -> str:
@@ -419,6 +428,9 @@ class DocNavigation:
                 targets = targets[: self.budget.pages_left]
             opened, again = [], []
             for t in targets:
+                if t.path in self._partial:  # a word search's page shown in part: now its other values
+                    opened.append(self._read[t.path])
+                    continue
                 if t.path in self._read:  # a word search's page, shown already: not sent again
                     again.append(self._read[t.path])
                     continue

@@ -3,6 +3,8 @@ budgets, answer, not found, fallback, citations that must hold."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from query_support import (
     ANSWER_NOW,
@@ -355,3 +357,34 @@ def test_a_walk_that_concludes_absence_skips_the_source_check(repo):
     client, provider = client_for(*_walk_to_governing_law(), nav("answer", check_source=True), default=NOT_FOUND)
     answer = ask_llm(repo.snapshot(), RESIDE, client)
     assert answer.fallback
+
+
+def test_opening_a_word_search_page_shown_in_part_shows_its_other_values(repo):
+    """The first step shows a word search's page in part (its summary and the values holding the
+    question's words); opened, it shows the values not shown yet, never "already read"."""
+    from hti_git.query.evidence import EvidenceBook
+
+    snap = repo.snapshot()
+    walk = navigate.DocNavigation(snap, DOC, Q, None, None, navigate.Budget(12, 2), EvidenceBook("E"))
+    page = walk._read_page(GOVERNING_LAW, "suggest")
+    items = walk.book.for_page(GOVERNING_LAW)
+    assert len(items) > 1
+    first = walk._render_page(page, words={"zzz-no-such-word"})  # only its summary holds "the words"
+    assert f"{len(items) - 1} other value(s)" in first and items[1].id not in first
+    walk.links([page])
+    second = walk.render_pages([page], [])  # the model opened it: run() puts a page shown in part here
+    assert "values shown before are not repeated" in second and items[1].id in second
+    assert f"[{items[0].id}]" not in second and "already read" not in second
+
+
+def test_a_walk_that_opens_a_word_search_page_shown_in_part_reads_the_rest(repo, monkeypatch):
+    monkeypatch.setattr(navigate, "SUGGESTED_PAGES", 2)
+    entry = lambda m: nav("open", re.findall(r"^ +(C\d+\.\d+) Warrant Agreement$", m[-1]["content"], re.M))  # noqa: E731
+    client, provider = client_for(entry, NOT_FOUND)
+    ask_llm(repo.snapshot(), "Where does Aitan Zacharin live?", client, use_fallback=False)
+    first, second = (c["messages"][-1]["content"] for c in provider.calls[:2])
+    page = "Page defined-terms/warrant-agreement.md (subject):"
+    assert "other value(s) on this page share no word" in first.split(page, 1)[1].split("</document>", 1)[0]
+    rest = second.split(page, 1)[1].split("</document>", 1)[0]  # opened: the values not shown before
+    assert "already read" not in second and "values shown before are not repeated" in rest
+    assert "[E2]" not in rest and "[E3]" not in rest and "used in" in rest

@@ -129,7 +129,7 @@ def cost_report(tmp: Path, method: str) -> None:
     ratio = statistics.mean(r["index"] for r in large) / statistics.mean(r["full"] for r in large)
     print(f"\nIndex ({method}) vs full document on contracts over {LARGE // 1000}K characters: {ratio:.1%} "
           f"(with the stub's fixed walk; <= 10%: {'yes' if ratio <= 0.10 else 'no'}). ratio = mean index / mean full. "
-          f"Issue 15's target is measured with a capable model: README, navigation rounds 19-21.\n")
+          f"Issue 15's target is measured with a capable model: README, runs 30-34.\n")
 
 
 TOPICS = ("payment delivery warranty notice termination audit licence territory insurance escrow indemnity "

@@ -39,6 +39,7 @@ _ANNEX = re.compile(
 _ITEM = re.compile(r"^(ITEM|Item)[ \t]+(\d{1,2}[A-C]?)\b\.?[ \t]*[:.\-–—]?[ \t]*(.*)$")
 ITEM_TITLE_CHARS = 160  # an item's title may be long ("Market for Registrant's Common Equity, ...")
 ITEM_TITLE_WORDS = 20
+SENTENCE_GAP = re.compile(r"[.;!?][ \t]+[A-Z]")  # a sentence's end and the next one's start
 CONTENTS_RUN = 4  # this many headings in a row with no text between them are a table of contents
 _PAGE_REF = re.compile(r"[ \t.·…]*\b(?:\d{1,3}|[ivxlc]{1,6})$")  # "Risk Factors ....... 12"
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,3})(\.?)[ \t]+(\S.*)$")
@@ -255,7 +256,7 @@ def _item_heading(m: re.Match, at: int, nxt: str, nxt_start: int, prev: str) -> 
 
 
 def _item_title(text: str) -> bool:
-    return title_like(text.strip("[]"), ITEM_TITLE_WORDS, ITEM_TITLE_CHARS) and not re.search(r"[.;!?][ \t]+[A-Z]", text)
+    return title_like(text.strip("[]"), ITEM_TITLE_WORDS, ITEM_TITLE_CHARS) and not SENTENCE_GAP.search(text)
 
 
 def _numbered_heading(m: re.Match, at: int, prev: str) -> Heading | None:
@@ -348,17 +349,18 @@ def find_headings(text: str, untitled: bool = False) -> list[Heading]:
 FILING_ITEMS = 3  # a document with this many "Item N." headings is a filing: its Parts and Items lead
 _ITEM_TITLE = re.compile(r"Item \d{1,2}[A-C]?\.")
 _PART_TITLE = re.compile(r"Part [IVX]+\b")
+_NOT_A_TITLE = re.compile(r"\$|\d{2,}|\S {3,}\S| \| ")  # figures, column gaps, cell bars: a table's row
 
 
 def _subheading_line(raw: str, lines: list[tuple[str, int]], i: int) -> bool:
     """A short Title Case line standing alone between blank lines ("Liquidity and Capital Resources"):
     a filing's subheading. Not a table's row (figures, column gaps) nor a sentence."""
+    if (i > 0 and lines[i - 1][0].strip()) or (i + 1 < len(lines) and lines[i + 1][0].strip()):
+        return False  # not between blank lines (the common case, checked first)
     line = raw.strip()
-    if not 3 <= len(line) <= 80 or not any(c.islower() for c in line) or re.search(r"\$|\d{2,}|\S {3,}\S| \| ", line):
+    if not 3 <= len(line) <= 80 or not any(c.islower() for c in line) or _NOT_A_TITLE.search(line):
         return False
-    before = lines[i - 1][0].strip() if i > 0 else ""
-    after = lines[i + 1][0].strip() if i + 1 < len(lines) else ""
-    return not before and not after and title_like(line) and not line.endswith((".", ",", ";", ":"))
+    return title_like(line) and not line.endswith((".", ",", ";", ":"))
 
 
 def _filing_levels(headings: list[Heading], subheadings: list[Heading]) -> list[Heading]:
@@ -417,9 +419,6 @@ def _contents_line_rest(body: str) -> bool:
         return True
     wrapped = _PAGE_REF.sub("", rest).strip(" \t.·…")
     return wrapped != rest and "\n" not in wrapped and len(wrapped) <= 80 and not SENTENCE_GAP.search(wrapped)
-
-
-SENTENCE_GAP = re.compile(r"[.;!?][ \t]+[A-Z]")
 
 
 def _key(title: str) -> str:

@@ -6,7 +6,8 @@ Every subject page (a clause, a party, a defined term, an exhibit's section) con
 question words that name its clause (title, heading, aliases): a clause headed "Assignment" outranks
 one that mentions assignment in passing. Documents and questions are stemmed alike with the Snowball
 English stemmer (`lexical.search_terms`), so "assigned" meets "Assignment" and "assignable", and
-"transfer" meets "non-transferable".
+"transfer" meets "non-transferable". A question word also meets its equivalents in contract and financial
+English at half weight (`thesaurus`: "buy" meets "purchase", "uncapped" meets "limit").
 
 `coverage` is the share of the question's information (idf mass, with words the document never
 uses counting as the rarest) that a clause holds: the calibration of "not found". One shared common
@@ -24,10 +25,12 @@ from dataclasses import dataclass, field
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
 from hti_git.index.page import Page
 from hti_git.lexical import QUESTION_NOISE, STOPWORDS, search_terms, terms
+from hti_git.query.thesaurus import synonyms
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
 
 K1, B = 1.2, 0.75
+SYNONYM_WEIGHT = 0.5  # an equivalent's occurrence (`thesaurus`) counts this share of the question word's own
 NAME_WEIGHT = 1.0  # a question word in the clause's name counts this many times its idf on top of BM25
 SHORT_VALUE = 120  # characters; a shorter value is a label, read together with the value after it
 LABEL_GAP = 200  # characters between a label and the value it is read with, at most
@@ -117,11 +120,19 @@ class ClauseIndex:
         df = self.df.get(term, 0)
         return math.log(1 + (self.n - df + 0.5) / (df + 0.5))
 
-    def expand(self, q: list[str]) -> list[set[str]]:
+    def expand(self, q: list[str]) -> list[Group]:
         """A group of the document's words per question stem: the stem itself (the Snowball stemmer has
         joined the word's forms; matching stems by shared prefixes as well found more absent clauses
-        on CUAD without finding more present ones)."""
-        return [{s} for s in q]
+        on CUAD without finding more present ones) and its equivalents the document uses
+        (`thesaurus`). A question word that is an equivalent of an earlier one joins its group: "termination
+        or expiration" is one meaning, weighed once."""
+        table = synonyms()
+        groups: list[Group] = []
+        for s in q:
+            if any(s in g for g in groups):
+                continue
+            groups.append(Group({s} | {t for t in table.get(s, ()) if t in self.df}, {s}))
+        return groups
 
     def weight(self, group: set[str]) -> float:
         """A question word's information: the idf of its rarest form the document uses, else the most."""
@@ -132,22 +143,39 @@ class ClauseIndex:
         """The score of an ideal short passage holding each question word once (no name bonus)."""
         return sum(weights) * (K1 + 1) / (1 + K1 * (1 - B)) or 1.0
 
-    def score(self, groups: list[set[str]], weights: list[float], u: Unit) -> float:
+    def score(self, groups: list[Group], weights: list[float], u: Unit) -> float:
         norm = K1 * (1 - B + B * u.length / self.avgdl) if self.avgdl else K1
         total = 0.0
         for group, w in zip(groups, weights):
-            f = sum(u.tf.get(t, 0) for t in group)
+            f = sum(u.tf.get(t, 0) * (1.0 if t in group.own else SYNONYM_WEIGHT) for t in group)
             if f:
                 total += w * f * (K1 + 1) / (f + norm)
-            if group & u.own:
+            if group.own & u.own:
                 total += NAME_WEIGHT * w
+            elif group & u.own:
+                total += NAME_WEIGHT * w * SYNONYM_WEIGHT
         return total
 
 
-def coverage(groups: list[set[str]], weights: list[float], words: set[str]) -> float:
-    """Share of the question's idf mass whose words are in `words`."""
+class Group(frozenset):
+    """The document's words that match one question word: its own forms (`own`) and its equivalents
+    (`thesaurus`). An equivalent ranks a passage at SYNONYM_WEIGHT (`ClauseIndex.score`) but does not
+    count as the question's own word in `coverage`."""
+
+    own: frozenset[str]
+
+    def __new__(cls, words, own):
+        self = super().__new__(cls, words)
+        self.own = frozenset(own)
+        return self
+
+
+def coverage(groups: list[Group], weights: list[float], words: set[str]) -> float:
+    """Share of the question's idf mass whose own words are in `words`: equivalents are not counted, so
+    "not found" stays as strict as the question's wording (counting them found more absent clauses on
+    CUAD, and no more present ones)."""
     total = sum(weights)
-    held = sum(w for g, w in zip(groups, weights) if g & words)
+    held = sum(w for g, w in zip(groups, weights) if g.own & words)
     return held / total if total else 0.0
 
 
@@ -245,4 +273,4 @@ def _units(page: Page, category: str) -> list[Unit]:
     return out
 
 
-__all__ = ["ClauseIndex", "Unit", "clause_index", "coverage", "question_focus", "question_stems", "routing_stems"]
+__all__ = ["ClauseIndex", "Group", "Unit", "clause_index", "coverage", "question_focus", "question_stems", "routing_stems"]

@@ -4,7 +4,8 @@
    others do not share) goes to it; otherwise every document is searched.
 2. Search: the passages of each document's subject pages (and the source's own passages where no page
    holds the text) are ranked by BM25 plus the question words that name their clause
-   (`query.clause_search`); documents and questions are stemmed alike (Snowball), and words only in the
+   (`query.clause_search`); documents and questions are stemmed alike (Snowball), a question word also
+   matches its equivalents at half weight (`query.thesaurus`: "buy" / "purchase"), and words only in the
    question's elaboration (parentheses, examples, later sentences) weigh less. The reader reads the
    best `READ` distinct passages only, not whole pages
    (a span that several pages hold, such as a preamble naming the parties, is read once).
@@ -174,7 +175,7 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     if not _supported(strength, best_cover):
         return None
     words = set().union(*(index.clause_words(u) for _, u in top))
-    if sum(1 for g in groups if g & words) < min(MIN_MATCHED_TERMS, len(groups)):
+    if sum(1 for g in groups if g.own & words) < min(MIN_MATCHED_TERMS, len(groups)):
         return None  # "Is there a liability cap?": clauses on liability, none with a cap, are not the answer
     first = next(sc for sc, u in top if u is best_unit)
     cited = [best_unit] + [u for sc, u in top if u is not best_unit and sc >= first * CLOSE]
@@ -185,7 +186,7 @@ def weighted(index: ClauseIndex, q: list[str], focus: dict[str, float]) -> tuple
     """The question's word groups and their weights: each word's information (idf) times its focus
     (`clause_search.question_focus`: a word only in the question's elaboration weighs less)."""
     groups = index.expand(q)
-    return groups, [index.weight(g) * focus.get(s, 1.0) for s, g in zip(q, groups)]
+    return groups, [index.weight(g) * max(focus.get(s, 1.0) for s in g.own) for g in groups]
 
 
 def _ranked(index: ClauseIndex, groups: list[set[str]], weights: list[float],

@@ -17,7 +17,7 @@ from typing import Any
 
 from hti_git.index.page import Page
 from hti_git.lexical import terms
-from hti_git.query.clause_search import ClauseIndex, Unit, routing_stems
+from hti_git.query.clause_search import ClauseIndex, Group, Unit, routing_stems
 
 MAX_READS = 3  # listings below the root's categories that one search may open
 RUNNER_UP_SHARE = 0.6  # a page after the first is shown only when it scores this share of the first's
@@ -35,7 +35,7 @@ def _index(entries: dict[str, dict[str, Any]]) -> ClauseIndex:
     return index
 
 
-def _expand(index: ClauseIndex, q: list[str]) -> list[set[str]]:
+def _expand(index: ClauseIndex, q: list[str]) -> list[Group]:
     """Each question word (stemmed as the compile stems the listings' keywords, `lexical.terms`) with
     the listings' words of the same root: 'assign' ~ 'assignable', 'terminat' ~ 'termination'."""
     groups = []
@@ -43,7 +43,7 @@ def _expand(index: ClauseIndex, q: list[str]) -> list[set[str]]:
         group = {s}
         if len(s) >= 5:
             group |= {t for t in index.vocab if t != s and _same_root(s, t)}
-        groups.append(group)
+        groups.append(Group(group, group))  # a word's forms: all its own
     return groups
 
 

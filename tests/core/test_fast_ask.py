@@ -265,3 +265,36 @@ def test_a_short_value_is_read_only_with_the_value_right_after_it_in_its_field()
     ]})
     spans = [(u.start, u.end) for u in _units(page, "clauses")]
     assert spans == [(100, 128), (9000, 9046)]
+
+
+def test_a_question_word_meets_its_equivalent(tmp_path):
+    """'buy' is the document's 'purchase': of two clauses sharing the question's other words, the one
+    holding the equivalent ranks first."""
+    with _one_document_index(tmp_path, "# Reports\n\nThe Distributor shall send the Supplier a report of the "
+                             "Products held in stock at the end of each quarter, by email, within ten days.\n\n"
+                             "# Orders\n\nThe Distributor shall purchase the Products it resells only from the "
+                             "Supplier, at the prices of the Supplier's list in force on the date of the order.\n") as r:
+        answer = ask_fast(r.snapshot(), "Must the distributor buy the products from the supplier?")
+        assert answer.found
+        assert "shall purchase the Products" in answer.citations[0].text
+
+
+def test_an_equivalent_ranks_but_does_not_count_as_the_questions_word():
+    from hti_git.query.clause_search import Group, coverage
+
+    cap = Group({"cap", "limit"}, {"cap"})
+    assert coverage([cap], [1.0], {"limit"}) == 0.0  # "Is there a cap?" is not answered by any limit alone
+    assert coverage([cap], [1.0], {"cap"}) == 1.0
+
+
+def test_equivalent_question_words_are_one_group(tmp_path):
+    """'termination or expiration' is one meaning: weighed once, not twice."""
+    with _one_document_index(tmp_path, "# Term\n\nThis agreement expires on 1 June 2030 unless the parties "
+                             "agree to renew it in writing before that date.\n\n# Termination\n\nEither party may "
+                             "terminate this agreement on ninety days' written notice to the other.\n") as r:
+        from hti_git.query.clause_search import clause_index, question_stems
+
+        index = clause_index(r.snapshot(), "doc")
+        groups = index.expand(question_stems("What happens on termination or expiration?"))
+        assert [sorted(g.own) for g in groups] == [["happen"], ["termin"]]
+        assert {"termin", "expir"} <= groups[1]

@@ -1,0 +1,77 @@
+"""Words contracts and filings use for the same thing: a question's word also matches its equivalents.
+
+Lexical search misses a clause written in other words than the question ("buy" / "purchase", "cap" /
+"limit"). Each set below holds words of one meaning in contract and financial English; a question word
+matches the document's words of its set at `SYNONYM_WEIGHT` of a match of the word itself. The sets are
+general vocabulary (a legal drafting thesaurus), not any document's wording.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from hti_git.lexical import search_terms
+
+SYNONYM_SETS: tuple[str, ...] = (
+    "buy purchase procure acquire",
+    "sell resell sale",
+    "end terminate expire cease",
+    "cap limit maximum ceiling",
+    "uncapped unlimited",
+    "assign transfer delegate novate",
+    "compete competitor competitive rival",
+    "exclusive sole",
+    "revenue income proceeds receipts sales",
+    "royalty commission",
+    "profit earnings margin",
+    "fee price charge",
+    "payment compensation remuneration consideration",
+    "increase raise escalate",
+    "audit inspect examine",
+    "warranty guarantee warrant",
+    "indemnify indemnification indemnity",
+    "confidential proprietary secret",
+    "patent copyright trademark",
+    "ownership title",
+    "license licence sublicense",
+    "notify notice notification",
+    "consent approval permission",
+    "renew extend",
+    "jurisdiction venue forum",
+    "arbitration mediation",
+    "employee personnel staff",
+    "solicit recruit hire",
+    "customer client",
+    "affiliate subsidiary",
+    "merger acquisition consolidation reorganization",
+    "sue lawsuit litigation suit",
+    "contest challenge dispute",
+    "geography territory region",
+    "goods products merchandise",
+    "create develop invent",
+    "joint mutual",
+    "quantity volume units",
+    "forecast estimate projection",
+    "damages losses",
+    "breach default",
+    "minimum least",
+)
+
+
+NEGATIONS = ("un", "non")
+
+
+@cache
+def synonyms() -> dict[str, frozenset[str]]:
+    """Each stem (as `lexical.search_terms` stems) and the other stems of its sets."""
+    out: dict[str, set[str]] = {}
+    for line in SYNONYM_SETS:
+        stems = set(search_terms(line))
+        for s in stems:
+            out.setdefault(s, set()).update(stems - {s})
+    for s in list(out):
+        for prefix in NEGATIONS:  # "uncapped" is about caps: its set joins the cap's
+            base = s[len(prefix):]
+            if s.startswith(prefix) and base in out:
+                out[s] |= out[base] | {base}
+    return {s: frozenset(o) for s, o in out.items()}

@@ -1,0 +1,32 @@
+"""The thesaurus: equivalent words of contract and financial English, stemmed as the search stems."""
+
+from __future__ import annotations
+
+from hti_git.lexical import search_terms
+from hti_git.query.thesaurus import SYNONYM_SETS, synonyms
+
+
+def test_equivalents_are_stemmed_as_the_search_stems():
+    table = synonyms()
+    assert search_terms("purchase")[0] in table[search_terms("buy")[0]]
+    assert search_terms("buying")[0] == search_terms("buy")[0]  # every form of the word meets them
+
+
+def test_equivalence_is_symmetric():
+    table = synonyms()
+    for word, others in table.items():
+        for other in others:
+            if not other.startswith(("un", "non")):
+                assert word in table[other] or word.startswith(("un", "non")), (word, other)
+
+
+def test_a_negated_word_meets_what_it_negates():
+    table = synonyms()
+    uncapped = table[search_terms("uncapped")[0]]
+    assert {search_terms("cap")[0], search_terms("limit")[0]} <= uncapped
+
+
+def test_each_set_holds_distinct_words():
+    for line in SYNONYM_SETS:
+        stems = search_terms(line)
+        assert len(stems) == len(set(stems)) >= 2, line

@@ -55,6 +55,8 @@ SYNONYM_SETS: tuple[str, ...] = (
     "damages losses",
     "breach default",
     "minimum least",
+    "except notwithstanding carveout",
+    "cause reason",
 )
 
 

@@ -11,7 +11,10 @@ gold evidence whose citations overlap it; "not found" is a miss), "found" on que
 absent (no gold evidence) and on those whose clause is present (recall), for all six contracts and
 for the three `fast`'s calibration was tuned on and the three held out.
 
-    python bench/eval_cuad.py [OUT_DIR]     # HTI_SHARED=/path/to/shared to point elsewhere
+    python bench/eval_cuad.py [--pdf] [OUT_DIR]     # HTI_SHARED=/path/to/shared to point elsewhere
+
+`--pdf` compiles the contracts' PDFs instead of their text (what users mostly bring; the page breaks
+and line layout differ from the text files').
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ def issue16_figures(rows: list[dict], absent_ids: set[str]) -> str:
 
 
 def main() -> int:
+    args = [a for a in sys.argv[1:] if a != "--pdf"]
+    suffix = "pdf" if "--pdf" in sys.argv[1:] else "txt"
     require_cuad()
     bench_identity()
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HTI_MODEL"):
@@ -58,18 +63,18 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         init_index(Path(tmp) / "idx")
         with IndexRepo(Path(tmp) / "idx") as repo:
-            contracts = sorted((CUAD / "contracts").glob("*.txt"))
+            contracts = sorted((CUAD / "contracts").glob(f"*.{suffix}"))
             for path in contracts:
                 compile_path(repo, path, Settings(), method="fast")
             started = time.perf_counter()
             run = run_eval(repo, Settings(), questions, EvalOptions(baselines=("full-document", "chunks"),
                                                                     use_cache=False), source="qa.jsonl")
             seconds = time.perf_counter() - started
-        out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tmp) / "out"
+        out = Path(args[0]) if args else Path(tmp) / "out"
         written = write_outputs(run, out)
         yes_no = sum(q.yes_no for q in questions)
         print(f"{len(questions)} questions ({yes_no} yes/no, {len(questions) - yes_no} value) on "
-              f"{len(contracts)} contracts; offline (fast index, no model, no judge); {seconds:.1f} s\n")
+              f"{len(contracts)} contracts ({suffix}); offline (fast index, no model, no judge); {seconds:.1f} s\n")
         print(render_table(run), end="")
         print()
         for s in run.systems:
@@ -89,7 +94,7 @@ def main() -> int:
             held = [r for r in rows if not r["doc"].startswith(TUNED)]
             for label, subset in (("all 6", rows), ("tuned 3", tuned), ("held-out 3", held)):
                 print(f"{s['system']:<11} {label:<11} {issue16_figures(subset, absent_ids)}")
-        if len(sys.argv) > 1:
+        if args:
             print(f"\nwrote {written['report']}, {written['results']}, {written['plot']}")
     return 0
 

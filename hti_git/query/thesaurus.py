@@ -57,6 +57,11 @@ SYNONYM_SETS: tuple[str, ...] = (
     "minimum least",
     "except notwithstanding carveout",
     "cause reason",
+    "penalty liquidated",
+    "release waive discharge",
+    "escrow deposit",
+    "disparage defame criticize",
+    "discount rebate",
 )
 
 

@@ -73,6 +73,16 @@ def _usage_error(exc: click.UsageError) -> None:
     click.echo(f"hti-git: error: {message} (see '{where} --help')", err=True)
 
 
+def _nearest_read(answer, k: int = 3) -> list[tuple[str, str]]:
+    """The first `k` distinct pages a `fast` search read, best first, with their titles: where to look
+    when it says "not found"."""
+    out: dict[str, str] = {}
+    for step in answer.trace:
+        if step.action == "read" and step.page not in out and len(out) < k:
+            out[step.page] = step.note.rsplit(" (covers", 1)[0]
+    return list(out.items())
+
+
 def _emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False))
 
@@ -350,6 +360,11 @@ def ask(ctx: click.Context, question: str, rev: str, docs: tuple[str, ...], max_
             cost = f"tokens={step.tokens}" if answer.method == "llm" else f"score={step.score:g}"
             click.echo(click.style(f"  {step.action:<9} {step.page or '-'}  {cost} {step.note}", dim=True), err=True)
     click.echo(answer.answer if answer.found else "Not found in the index or the source.")
+    nearest = _nearest_read(answer) if not answer.found and answer.method == "fast" else []
+    if nearest:
+        click.echo("\nClosest passages read (none holds enough of the question's words):")
+        for page, title in nearest:
+            click.echo(f"  - {title}  {page}")
     if answer.citations:
         click.echo("")
         label = "Citations (fallback: read from source.txt)" if answer.fallback else "Citations"

@@ -61,6 +61,20 @@ def test_main_workflow(idx, contract_text):
     assert "unchanged" in again
 
 
+def test_not_found_names_the_closest_passages_read(idx, contract_text):
+    """A `fast` "not found" says where it looked: the first pages it read, so the reader can check."""
+    run("-C", idx, "compile", contract_text)
+    question = "Does the contract include liquidated damages?"
+    answer = json.loads(run("-C", idx, "ask", "--json", question).output)
+    assert not answer["found"]
+    read = [s["page"] for s in answer["trace"] if s["action"] == "read"]
+    text = run("-C", idx, "ask", question).output
+    assert text.startswith("Not found in the index or the source.")
+    listed = text.split("Closest passages read", 1)[1].split("Cost:", 1)[0]
+    assert read and read[0] in listed
+    assert len([line for line in listed.splitlines() if line.startswith("  - ")]) == min(3, len(dict.fromkeys(read)))
+
+
 def test_ask_at_an_older_revision(idx, contract_text, tmp_path):
     run("-C", idx, "compile", contract_text)
     amended = tmp_path / contract_text.name

@@ -21,9 +21,9 @@ SYNONYM_SETS: tuple[str, ...] = (
     "assign transfer delegate novate",
     "compete competitor competitive rival",
     "exclusive sole",
-    "revenue income proceeds receipts sales",
+    "revenue sales turnover proceeds receipts",
     "royalty commission",
-    "profit earnings margin",
+    "profit earnings income margin",
     "fee price charge",
     "payment compensation remuneration consideration",
     "increase raise escalate",
@@ -39,7 +39,7 @@ SYNONYM_SETS: tuple[str, ...] = (
     "renew extend",
     "jurisdiction venue forum",
     "arbitration mediation",
-    "employee personnel staff",
+    "employee personnel staff headcount workforce",
     "solicit recruit hire",
     "customer client",
     "affiliate subsidiary",
@@ -62,6 +62,12 @@ SYNONYM_SETS: tuple[str, ...] = (
     "escrow deposit",
     "disparage defame criticize",
     "discount rebate",
+    "debt borrowings indebtedness loans",
+    "repurchase buyback",
+    "shareholder stockholder",
+    "lease rent",
+    "salary wage",
+    "risk uncertainty",
 )
 
 

@@ -298,3 +298,4 @@ def test_equivalent_question_words_are_one_group(tmp_path):
         groups = index.expand(question_stems("What happens on termination or expiration?"))
         assert [sorted(g.own) for g in groups] == [["happen"], ["termin"]]
         assert {"termin", "expir"} <= groups[1]
+

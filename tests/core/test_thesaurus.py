@@ -30,3 +30,13 @@ def test_each_set_holds_distinct_words():
     for line in SYNONYM_SETS:
         stems = search_terms(line)
         assert len(stems) == len(set(stems)) >= 2, line
+
+
+def test_a_filings_words_are_equivalents_but_income_is_not_revenue():
+    """A 10-K writes 'net sales' and 'headcount' where readers ask about revenue and employees; its
+    'net income' is a profit, never a revenue."""
+    table = synonyms()
+    stem = {w: search_terms(w)[0] for w in ("revenue", "sales", "income", "profit", "employees", "headcount")}
+    assert stem["sales"] in table[stem["revenue"]]
+    assert stem["headcount"] in table[stem["employees"]]
+    assert stem["income"] not in table[stem["revenue"]] and stem["income"] in table[stem["profit"]]

@@ -64,7 +64,13 @@ def search_terms(text: str, drop: frozenset[str] = STOPWORDS) -> list[str]:
     stemmer = getattr(_SNOWBALL, "stemmer", None)
     if stemmer is None:
         stemmer = _SNOWBALL.stemmer = Stemmer.Stemmer("english")
-    return stemmer.stemWords([_ordinal(w) for w in _WORD.findall(text.lower()) if w not in drop and len(w) > 1])
+    words = [_ordinal(w) for w in _WORD.findall(text.lower()) if w not in drop and len(w) > 1]
+    return [_UNSTEMMED.get(w) or s for w, s in zip(words, stemmer.stemWords(words))]
+
+
+# Words the Snowball stemmer joins to a word of another meaning: 'competent' (a competent court) is not
+# 'compete' (a non-compete)
+_UNSTEMMED = {"competent": "competen", "competence": "competen", "competency": "competen"}
 
 
 def question_terms(question: str) -> list[str]:

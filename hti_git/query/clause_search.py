@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
 from hti_git.index.page import Page
 from hti_git.lexical import QUESTION_NOISE, STOPWORDS, search_terms, terms
-from hti_git.query.thesaurus import synonyms
+from hti_git.query.thesaurus import synonyms, word_forms
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
 
@@ -126,12 +126,13 @@ class ClauseIndex:
         on CUAD without finding more present ones) and its equivalents the document uses
         (`thesaurus`). A question word that is an equivalent of an earlier one joins its group: "termination
         or expiration" is one meaning, weighed once."""
-        table = synonyms()
+        table, forms = synonyms(), word_forms()
         groups: list[Group] = []
         for s in q:
             if any(s in g for g in groups):
                 continue
-            groups.append(Group({s} | {t for t in table.get(s, ()) if t in self.df}, {s}))
+            own = {s} | {t for t in forms.get(s, ()) if t in self.df}
+            groups.append(Group(own | {t for o in own for t in table.get(o, ()) if t in self.df}, own))
         return groups
 
     def weight(self, group: set[str]) -> float:

@@ -71,18 +71,37 @@ SYNONYM_SETS: tuple[str, ...] = (
 )
 
 
+# Forms of one word the Snowball stemmer leaves apart ('notify' -> notifi, 'notice' -> notic):
+# they match as the question's own word, at full weight
+WORD_FORMS: tuple[str, ...] = (
+    "indemnify indemnification indemnity",
+    "notify notice notification",
+    "audit auditor",
+    "expire expiry",
+)
+
 NEGATIONS = ("un", "non")
+
+
+@cache
+def word_forms() -> dict[str, frozenset[str]]:
+    """Each stem of `WORD_FORMS` and the other stems of its word."""
+    return _table(WORD_FORMS, negations=False)
 
 
 @cache
 def synonyms() -> dict[str, frozenset[str]]:
     """Each stem (as `lexical.search_terms` stems) and the other stems of its sets."""
+    return _table(SYNONYM_SETS, negations=True)
+
+
+def _table(sets: tuple[str, ...], negations: bool) -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = {}
-    for line in SYNONYM_SETS:
+    for line in sets:
         stems = set(search_terms(line))
         for s in stems:
             out.setdefault(s, set()).update(stems - {s})
-    for s in list(out):
+    for s in list(out) if negations else ():
         for prefix in NEGATIONS:  # "uncapped" is about caps: its set joins the cap's
             base = s[len(prefix):]
             if s.startswith(prefix) and base in out:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hti_git.lexical import search_terms
-from hti_git.query.thesaurus import SYNONYM_SETS, synonyms
+from hti_git.query.thesaurus import SYNONYM_SETS, synonyms, word_forms
 
 
 def test_equivalents_are_stemmed_as_the_search_stems():
@@ -40,3 +40,15 @@ def test_a_filings_words_are_equivalents_but_income_is_not_revenue():
     assert stem["sales"] in table[stem["revenue"]]
     assert stem["headcount"] in table[stem["employees"]]
     assert stem["income"] not in table[stem["revenue"]] and stem["income"] in table[stem["profit"]]
+
+
+def test_a_words_forms_the_stemmer_leaves_apart_are_one_word():
+    forms = word_forms()
+    assert search_terms("notification")[0] in forms[search_terms("notify")[0]]
+    assert search_terms("indemnity")[0] in forms[search_terms("indemnify")[0]]
+
+
+def test_competent_is_not_compete():
+    """The Snowball stemmer makes 'competent' (a competent court) 'compete' (a non-compete)."""
+    assert search_terms("competent")[0] != search_terms("compete")[0]
+    assert search_terms("competes")[0] == search_terms("compete")[0]

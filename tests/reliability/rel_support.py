@@ -73,41 +73,6 @@ def spawn_hti(repo: Path, *args: str, env: dict | None = None) -> subprocess.Pop
                             text=True, env={**os.environ, **(env or {})}, start_new_session=True)
 
 
-def fork_hti(repo: Path, *args: str) -> int:
-    """Run hti-git in a forked child of this (already warm) interpreter; returns its pid.
-
-    The same CLI code as a subprocess, without ~0.35 s of interpreter start-up per run, so the
-    random-kill loop spends its time inside compiles. The child leads its own process group.
-    """
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child
-        code = 70
-        try:
-            os.setsid()
-            os.chdir(repo)
-            devnull = os.open(os.devnull, os.O_RDWR)
-            os.dup2(devnull, 1)
-            os.dup2(devnull, 2)
-            from hti_git.cli import main
-
-            main(list(args), prog_name="hti-git")
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        finally:
-            os._exit(code)
-    return pid
-
-
-def kill_pid_and_reap(pid: int, timeout: float = 20) -> int:
-    """SIGKILL a forked hti-git and wait for it and the git commands it started; its wait status."""
-    with _suppress_lookup():
-        os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    wait_group_empty(pid, timeout)
-    return status
-
-
 def kill_and_reap(proc: subprocess.Popen, timeout: float = 20) -> int:
     """SIGKILL the hti-git process only (as `kill -9 <pid>` or the OOM killer would), then wait
     until the git commands it had started have finished too, so the repository is at rest."""

@@ -74,12 +74,12 @@ def _usage_error(exc: click.UsageError) -> None:
 
 
 def _nearest_read(answer, k: int = 3) -> list[tuple[str, str]]:
-    """The first `k` distinct pages a `fast` search read, best first, with their titles: where to look
-    when it says "not found"."""
+    """The first `k` distinct pages a `fast` search read, best first, with their trace notes (title and
+    the share of the question each covers): where to look when it says "not found"."""
     out: dict[str, str] = {}
     for step in answer.trace:
         if step.action == "read" and step.page not in out and len(out) < k:
-            out[step.page] = step.note.rsplit(" (covers", 1)[0]
+            out[step.page] = step.note
     return list(out.items())
 
 
@@ -363,8 +363,8 @@ def ask(ctx: click.Context, question: str, rev: str, docs: tuple[str, ...], max_
     nearest = _nearest_read(answer) if not answer.found and answer.method == "fast" else []
     if nearest:
         click.echo("\nClosest passages read (none holds enough of the question's words):")
-        for page, title in nearest:
-            click.echo(f"  - {title}  {page}")
+        for page, note in nearest:
+            click.echo(f"  - {note}  {page}")
     if answer.citations:
         click.echo("")
         label = "Citations (fallback: read from source.txt)" if answer.fallback else "Citations"

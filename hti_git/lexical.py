@@ -53,6 +53,9 @@ def terms(text: str, drop: frozenset[str] = STOPWORDS) -> list[str]:
     return [stem(w) for w in _WORD.findall(text.lower()) if w not in drop and len(w) > 1]
 
 
+# Words the Snowball stemmer joins to a word of another meaning: 'competent' (a competent court) is not
+# 'compete' (a non-compete)
+_UNSTEMMED = {"competent": "competen", "competence": "competen", "competency": "competen"}
 _SNOWBALL = threading.local()  # a PyStemmer stemmer is not thread-safe: one per thread
 
 
@@ -67,10 +70,6 @@ def search_terms(text: str, drop: frozenset[str] = STOPWORDS) -> list[str]:
     words = [_ordinal(w) for w in _WORD.findall(text.lower()) if w not in drop and len(w) > 1]
     return [_UNSTEMMED.get(w) or s for w, s in zip(words, stemmer.stemWords(words))]
 
-
-# Words the Snowball stemmer joins to a word of another meaning: 'competent' (a competent court) is not
-# 'compete' (a non-compete)
-_UNSTEMMED = {"competent": "competen", "competence": "competen", "competency": "competen"}
 
 
 def question_terms(question: str) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import islice
 
 from hti_git.compile.headings import Heading, find_headings
 from hti_git.sentences import skip_space
@@ -125,5 +126,5 @@ def proper_names(text: str, min_count: int = 3, limit: int = 60) -> list[tuple[s
     lower = Counter(_LOWER_WORD.findall(text))
     # A word written in lower case at least as often as capitalised is a common word that starts
     # sentences and table rows ("Our", "Net", "Item" in a filing), not a name.
-    return [(n, c) for n, c in ranked
-            if (lower[n.lower()] if " " not in n else text.count(n.lower())) < c][:limit]
+    names = ((n, c) for n, c in ranked if (lower[n.lower()] if " " not in n else text.count(n.lower())) < c)
+    return list(islice(names, limit))  # the text is scanned for the best names only, never all of them

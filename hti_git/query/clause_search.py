@@ -122,9 +122,9 @@ class ClauseIndex:
 
     def expand(self, q: list[str]) -> list[Group]:
         """A group of the document's words per question stem: the stem itself (the Snowball stemmer has
-        joined the word's forms; matching stems by shared prefixes as well found more absent clauses
-        on CUAD without finding more present ones) and its equivalents the document uses
-        (`thesaurus`). A question word that is an equivalent of an earlier one joins its group: "termination
+        joined most of the word's forms, `thesaurus.WORD_FORMS` the rest; matching stems by shared
+        prefixes as well found more absent clauses on CUAD without finding more present ones) and its
+        equivalents the document uses (`thesaurus.synonyms`). A question word that is an equivalent of an earlier one joins its group: "termination
         or expiration" is one meaning, weighed once."""
         table, forms = synonyms(), word_forms()
         groups: list[Group] = []
@@ -136,7 +136,8 @@ class ClauseIndex:
         return groups
 
     def weight(self, group: set[str]) -> float:
-        """A question word's information: the idf of its rarest form the document uses, else the most."""
+        """A question word's information: the idf of its commonest word the document uses (its forms and
+        equivalents included), else the rarest idf (a word the document never uses)."""
         used = [self.idf(t) for t in group if t in self.df]
         return min(used) if used else self.idf("")
 

@@ -31,6 +31,7 @@ from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import BM25, terms
 from hti_git.query.clause_search import (
     ClauseIndex,
+    Group,
     Unit,
     clause_index,
     coverage,
@@ -182,14 +183,14 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     return _Hit(index.doc, best_cover, cited[:MAX_CITATIONS])
 
 
-def weighted(index: ClauseIndex, q: list[str], focus: dict[str, float]) -> tuple[list[set[str]], list[float]]:
+def weighted(index: ClauseIndex, q: list[str], focus: dict[str, float]) -> tuple[list[Group], list[float]]:
     """The question's word groups and their weights: each word's information (idf) times its focus
     (`clause_search.question_focus`: a word only in the question's elaboration weighs less)."""
     groups = index.expand(q)
     return groups, [index.weight(g) * max(focus.get(s, 1.0) for s in g.own) for g in groups]
 
 
-def _ranked(index: ClauseIndex, groups: list[set[str]], weights: list[float],
+def _ranked(index: ClauseIndex, groups: list[Group], weights: list[float],
             use_source: bool) -> list[tuple[float, Unit]]:
     """Passages by score, best first, each span once (a party's page and its clause may share one)."""
     scored = sorted(((index.score(groups, weights, u), i) for i, u in enumerate(index.units)

@@ -3,7 +3,8 @@
 Lexical search misses a clause written in other words than the question ("buy" / "purchase", "cap" /
 "limit"). Each set below holds words of one meaning in contract and financial English; a question word
 matches the document's words of its set at `SYNONYM_WEIGHT` of a match of the word itself. The sets are
-general vocabulary (a legal drafting thesaurus), not any document's wording.
+general vocabulary (a legal drafting thesaurus), not any document's wording. `WORD_FORMS` are forms of
+one word that the stemmer leaves apart; they match as the word itself.
 """
 
 from __future__ import annotations
@@ -86,24 +87,26 @@ NEGATIONS = ("un", "non")
 @cache
 def word_forms() -> dict[str, frozenset[str]]:
     """Each stem of `WORD_FORMS` and the other stems of its word."""
-    return _table(WORD_FORMS, negations=False)
+    return _table(WORD_FORMS)
 
 
 @cache
 def synonyms() -> dict[str, frozenset[str]]:
-    """Each stem (as `lexical.search_terms` stems) and the other stems of its sets."""
-    return _table(SYNONYM_SETS, negations=True)
+    """Each stem (as `lexical.search_terms` stems) and the other stems of its sets; a negated word
+    also meets what it negates and its equivalents ("uncapped" is about caps)."""
+    table = _table(SYNONYM_SETS)
+    for stem, others in list(table.items()):
+        for prefix in NEGATIONS:
+            base = stem[len(prefix):]
+            if stem.startswith(prefix) and base in table:
+                table[stem] = others | table[base] | {base}
+    return table
 
 
-def _table(sets: tuple[str, ...], negations: bool) -> dict[str, frozenset[str]]:
-    out: dict[str, set[str]] = {}
+def _table(sets: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    out: dict[str, frozenset[str]] = {}
     for line in sets:
-        stems = set(search_terms(line))
+        stems = frozenset(search_terms(line))
         for s in stems:
-            out.setdefault(s, set()).update(stems - {s})
-    for s in list(out) if negations else ():
-        for prefix in NEGATIONS:  # "uncapped" is about caps: its set joins the cap's
-            base = s[len(prefix):]
-            if s.startswith(prefix) and base in out:
-                out[s] |= out[base] | {base}
-    return {s: frozenset(o) for s, o in out.items()}
+            out[s] = out.get(s, frozenset()) | (stems - {s})
+    return out

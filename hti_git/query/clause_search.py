@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
 from hti_git.index.page import Page
 from hti_git.lexical import QUESTION_NOISE, STOPWORDS, search_terms, terms
+from hti_git.query.naming import legal_names, name_stems
 from hti_git.query.thesaurus import synonyms, word_forms
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
@@ -94,7 +95,8 @@ class ClauseIndex:
     text: str  # source.txt
     units: list[Unit] = field(default_factory=list)
     df: Counter = field(default_factory=Counter)
-    names: set[str] = field(default_factory=set)  # stems of the title and party names (routing)
+    names: set[str] = field(default_factory=set)  # stems of the title, file name and party roles (routing)
+    proper: set[str] = field(default_factory=set)  # stems of the parties' legal names (`naming`), met capitalised
 
     def finish(self) -> None:
         self._page_words: dict[str, set[str]] = {}
@@ -207,6 +209,9 @@ def _build(snapshot: Snapshot, doc: str) -> ClauseIndex:
             index.units += _units(page, category)
             if category == "parties":
                 index.names |= set(search_terms(page.title))
+                defined = [str(v.get("text", "")) for f in page.meta.get("fields") or [] if f.get("name") == "defined in"
+                           for v in f.get("values") or [] if isinstance(v, dict)]
+                index.proper |= name_stems([n for t in defined for n in legal_names(t, page.title)], index.text)
             return
         for child in page.links():
             target = page.resolve(child["link"])

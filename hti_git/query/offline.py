@@ -1,7 +1,8 @@
 """`fast` answering: search the index's clauses, answer with the clause itself, say when it is not there.
 
-1. Documents: a question that names one document (words of its title, file name or parties that the
-   others do not share) goes to it; otherwise every document is searched.
+1. Documents: a question that names one document (words of its title, file name or parties' roles that
+   the others do not share, or a party's legal name written with a capital: `query.naming`) goes to it;
+   otherwise every document is searched.
 2. Search: the passages of each document's subject pages (and the source's own passages where no page
    holds the text) are ranked by BM25 plus the question words that name their clause
    (`query.clause_search`); documents and questions are stemmed alike (Snowball), a question word also
@@ -39,6 +40,7 @@ from hti_git.query.clause_search import (
     question_stems,
     routing_stems,
 )
+from hti_git.query.naming import capitalized, slug_prefixes
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
@@ -228,17 +230,22 @@ def _read_text(index: ClauseIndex, unit: Unit) -> str:
 
 
 def _named(snapshot: Snapshot, available: list[str], q: list[str], trace: list[Step], question: str) -> list[str]:
-    """The document a question names by title, file-name or party words; all of them when none is."""
+    """The document a question names by title, file-name or party words (a party's role, or its legal
+    name written with a capital: `naming`); all of them when none is, or when several are."""
     if len(available) == 1:
         return available
     if len(available) > ROUTE_CATALOG_DOCS:
         available = _by_catalog(snapshot, available, routing_stems(question), trace)
-    names = {d: clause_index(snapshot, d).names for d in available}
+    caps = capitalized(question)
+    names = {}
+    for d in available:
+        index = clause_index(snapshot, d)
+        names[d] = (set(q) & index.names) | (caps & index.proper) | slug_prefixes(question, d)
     shared = set.intersection(*names.values())
-    named = [d for d in available if (set(q) & names[d]) - shared]
+    named = [d for d in available if names[d] - shared]
     keep = named if len(named) == 1 else available
     for d in available:
-        trace.append(Step(d, "route", 0.0, "named in the question" if keep == named else
+        trace.append(Step(d, "route", 0.0, "named in the question" if keep == named and d in named else
                           ("kept" if d in keep else "skipped")))
     return keep
 

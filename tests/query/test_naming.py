@@ -1,0 +1,58 @@
+"""How a question names a document: its parties' legal names and its run-together file name."""
+
+from __future__ import annotations
+
+from hti_git.compile.pipeline import compile_path
+from hti_git.config import Settings
+from hti_git.query.naming import capitalized, legal_names, name_stems, slug_prefixes
+from hti_git.query.offline import ask_fast
+
+PREAMBLE = ('THIS AGREEMENT is made between General Electric Capital Corporation, a Delaware corporation '
+            '(together with its successors and assigns, "Lessor"), and Duckwall-Alco Stores, Inc., a Kansas '
+            'corporation (the "Company").')
+
+
+def test_the_name_before_a_parties_definition_is_its_legal_name():
+    assert legal_names(PREAMBLE, "Company") == ["Duckwall-Alco Stores, Inc."]  # the descriptor is skipped
+    assert legal_names(PREAMBLE, "Lessor") == ["General Electric Capital Corporation"]
+    two = 'by and between WatchGuard Technologies, Inc., a Delaware corporation ("WGT"), and European Micro ("Distributor").'
+    assert legal_names(two, "Distributor") == ["European Micro"]  # not the earlier party's descriptor
+    assert legal_names('between Clear Capital (the "Company") and RadialSpark, LLC (the "Contractor")',
+                       "Contractor") == ["RadialSpark, LLC"]
+    assert legal_names("Aitan Zacharin, an individual residing in Bet Shemesh, Israel (the “Consultant”)",
+                       "Consultant") == ["Aitan Zacharin"]
+    assert legal_names(PREAMBLE, "Supplier") == []
+
+
+def test_a_legal_names_distinctive_words_leave_out_the_entity_kind_and_common_words():
+    text = PREAMBLE + " The general terms of the lease apply."
+    assert name_stems(["Duckwall-Alco Stores, Inc."], text) == {"duckwal", "alco", "store"}
+    assert name_stems(["General Electric Capital Corporation"], text) == {"electr", "capit"}  # "general" is common here
+
+
+def test_only_capitalised_question_words_may_be_names():
+    assert capitalized("Does Clear Capital own the work?") >= {"clear", "capit"}
+    assert "capit" not in capitalized("Is there a working capital requirement?")
+
+
+def test_a_capitalised_word_may_begin_a_run_together_file_name():
+    slug = "alcostoresinc-12-14-2005-ex-10-26-agency-agreement"
+    assert slug_prefixes("How much does Alco pay the agent?", slug) == {"alco"}
+    assert slug_prefixes("How much does alco pay?", slug) == set()  # not written as a name
+    assert slug_prefixes("Does Alcostoresinc pay?", slug) == set()  # the whole word is a file-name word already
+    assert slug_prefixes("Does Al pay?", slug) == set()  # too short to name anything
+
+
+def test_a_question_naming_a_party_goes_to_its_contract(compiled_repo):
+    from tests.conftest import FIXTURES
+
+    compile_path(compiled_repo, FIXTURES / "alcostoresinc-12-14-2005-ex-10-26-agency-agreement.pdf", Settings())
+    snap = compiled_repo.snapshot()
+    for question in ("When does the agreement with Duckwall terminate?", "When does Alco's agreement terminate?"):
+        answer = ask_fast(snap, question)
+        assert answer.found and {c.doc for c in answer.citations} == {"alcostoresinc-12-14-2005-ex-10-26-agency-agreement"}
+        notes = {s.page: s.note for s in answer.trace if s.action == "route"}
+        assert notes == {"alcostoresinc-12-14-2005-ex-10-26-agency-agreement": "named in the question",
+                         "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement": "skipped"}
+    answer = ask_fast(snap, "Can the consulting agreement with Zacharin be terminated?")
+    assert {c.doc for c in answer.citations} == {"slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"}

@@ -35,6 +35,7 @@ SYNONYM_WEIGHT = 0.5  # an equivalent's occurrence (`thesaurus`) counts this sha
 NAME_WEIGHT = 1.0  # a question word in the clause's name counts this many times its idf on top of BM25
 SHORT_VALUE = 120  # characters; a shorter value is a label, read together with the value after it
 LABEL_GAP = 200  # characters between a label and the value it is read with, at most
+PREAMBLE = 3000  # characters at the start of a document where its parties are defined
 # Words a question names its subject by that plain retrieval drops as common: "Who are the parties?"
 _QUESTION_KEEP = frozenset({"party", "parties"})
 _QUESTION_STOP = (STOPWORDS - _QUESTION_KEEP) | QUESTION_NOISE | frozenset(
@@ -209,9 +210,9 @@ def _build(snapshot: Snapshot, doc: str) -> ClauseIndex:
             index.units += _units(page, category)
             if category == "parties":
                 index.names |= set(search_terms(page.title))
-                defined = [str(v.get("text", "")) for f in page.meta.get("fields") or [] if f.get("name") == "defined in"
-                           for v in f.get("values") or [] if isinstance(v, dict)]
-                index.proper |= name_stems([n for t in defined for n in legal_names(t, page.title)], index.text)
+            if category in ("parties", "defined-terms"):  # a party defined without "Inc." is filed as a term
+                index.proper |= name_stems([n for t in _preamble_definitions(page)
+                                            for n in legal_names(t, page.title)], index.text)
             return
         for child in page.links():
             target = page.resolve(child["link"])
@@ -221,6 +222,13 @@ def _build(snapshot: Snapshot, doc: str) -> ClauseIndex:
     index.units = _distinct(index.units, index.text, doc)
     index.finish()
     return index
+
+
+def _preamble_definitions(page: Page) -> list[str]:
+    """The texts defining the page's term within the document's first PREAMBLE characters, where a
+    contract names its parties."""
+    return [str(v.get("text", "")) for f in page.meta.get("fields") or [] if f.get("name") == "defined in"
+            for v in f.get("values") or [] if isinstance(v, dict) and v.get("spans") and v["spans"][0][0] < PREAMBLE]
 
 
 def _distinct(units: list[Unit], text: str, doc: str) -> list[Unit]:

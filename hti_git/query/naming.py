@@ -21,11 +21,14 @@ _QUOTES = "\"'“”‘’"
 _DESCRIPTOR = re.compile(r",\s+an?\s+(?=[A-Za-z])")  # ", a Delaware corporation", ", an individual residing in"
 _NAME_WORD = re.compile(r"(?:[A-Z0-9][\w&@.'’-]*|&|of|de|du|von|van),?$")
 _CAPITALIZED = re.compile(r"\b[A-Z][\w&@'’-]*")
+_CAPITALIZED_RUN = re.compile(r"\b[A-Z][\w&@'’-]*(?:\s+[A-Z][\w&@'’-]*)*")
 _ALPHA = re.compile(r"[a-z]+")
-# Words of a legal name that say what kind of entity it is, not which one
-ENTITY_WORDS = frozenset(search_terms(
+# Words before a definition that say what kind of entity it is, not which one, or when it was made
+# ("this 30th day of April (the "Effective Date")")
+NOT_NAME_WORDS = frozenset(search_terms(
     "inc incorporated llc l.l.c ltd limited corp corporation co company companies lp llp plc sa ag gmbh nv bv "
-    "holdings holding group the", frozenset()))
+    "holdings holding group the january february march april may june july august september october "
+    "november december", frozenset()))
 MIN_PREFIX = 4  # letters of a question word that may begin a run-together file-name word
 MIN_RUN = 3  # letters such a word must run on past the question's word
 MAX_BEFORE = 160  # characters before the definition searched for the name
@@ -60,7 +63,7 @@ def name_stems(names: list[str], text: str) -> set[str]:
     Electric Capital" where the text speaks of "general" terms)."""
     words = {w for n in names for w in _ALPHA.findall(n.lower())}
     common = {w for w in words if re.search(rf"(?<![\w-]){w}(?![\w-])", text)}
-    return {s for w in words - common for s in search_terms(w, STOPWORDS)} - ENTITY_WORDS
+    return {s for w in words - common for s in search_terms(w, STOPWORDS)} - NOT_NAME_WORDS
 
 
 def capitalized(question: str) -> set[str]:
@@ -69,8 +72,26 @@ def capitalized(question: str) -> set[str]:
 
 
 def slug_prefixes(question: str, slug: str) -> set[str]:
-    """The question's capitalised words that begin a run-together word of the file name `slug`:
-    "Alco" in "alcostoresinc-12-14-2005-ex-10-26-agency-agreement"."""
+    """The question's capitalised words that begin a run-together word of the file name `slug`, with the
+    capitalised words right after them that continue it: "Alco" in "alcostoresinc-12-14-2005-ex-10-26",
+    "Merit Life" in "meritlifeinsuranceco-06-19-2020-ex-10-xiv"."""
     runs = _ALPHA.findall(slug.lower())
-    words = {w.lower() for w in _CAPITALIZED.findall(question) if len(w) >= MIN_PREFIX and w.isalpha()}
-    return {w for w in words if any(r.startswith(w) and len(r) >= len(w) + MIN_RUN for r in runs)}
+    out: set[str] = set()
+    for group in _CAPITALIZED_RUN.findall(question):
+        words = [w.lower() for w in group.split()]
+        for i, first in enumerate(words):
+            if len(first) < MIN_PREFIX or not first.isalpha():
+                continue
+            for r in runs:
+                j, joined = i, first
+                while j + 1 < len(words) and r.startswith(joined + words[j + 1]):
+                    j, joined = j + 1, joined + words[j + 1]
+                if r.startswith(joined) and len(r) >= len(joined) + MIN_RUN:
+                    out.update(words[i: j + 1])
+    return out
+
+
+def naming_stems(question: str, proper: set[str], slug: str) -> set[str]:
+    """The stems of the question's words that name the document (a party's legal name written with a
+    capital, the start of its run-together file name): they say which document, not which clause."""
+    return (capitalized(question) & proper) | set(search_terms(" ".join(sorted(slug_prefixes(question, slug))), STOPWORDS))

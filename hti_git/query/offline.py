@@ -40,7 +40,7 @@ from hti_git.query.clause_search import (
     question_stems,
     routing_stems,
 )
-from hti_git.query.naming import capitalized, slug_prefixes
+from hti_git.query.naming import naming_stems
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
@@ -148,8 +148,14 @@ def _hits(snapshot: Snapshot, question: str, docs: list[str] | None, read: int, 
     focus = question_focus(question)
     if candidates is None:
         candidates = _named(snapshot, available, q, trace, question)
-    return [h for h in (_search(clause_index(snapshot, d), q, read, use_source, trace, focus) for d in candidates)
-            if h is not None]
+    hits = []
+    for d in candidates:
+        index = clause_index(snapshot, d)
+        named = naming_stems(question, index.proper, d)  # "Can Merit Life terminate?": which document, not which clause
+        h = _search(index, [s for s in q if s not in named] or q, read, use_source, trace, focus)
+        if h is not None:
+            hits.append(h)
+    return hits
 
 
 @dataclass
@@ -231,18 +237,19 @@ def _read_text(index: ClauseIndex, unit: Unit) -> str:
 
 def _named(snapshot: Snapshot, available: list[str], q: list[str], trace: list[Step], question: str) -> list[str]:
     """The document a question names by title, file-name or party words (a party's role, or its legal
-    name written with a capital: `naming`); all of them when none is, or when several are."""
+    name written with a capital: `naming`), or the one named by the most words; all of them when none
+    is, or when several are named equally."""
     if len(available) == 1:
         return available
     if len(available) > ROUTE_CATALOG_DOCS:
         available = _by_catalog(snapshot, available, routing_stems(question), trace)
-    caps = capitalized(question)
     names = {}
     for d in available:
         index = clause_index(snapshot, d)
-        names[d] = (set(q) & index.names) | (caps & index.proper) | slug_prefixes(question, d)
+        names[d] = (set(q) & index.names) | naming_stems(question, index.proper, d)
     shared = set.intersection(*names.values())
-    named = [d for d in available if names[d] - shared]
+    most = max(len(names[d] - shared) for d in available)
+    named = [d for d in available if most and len(names[d] - shared) == most]  # "Clear Capital" over "...Capital Corp."
     keep = named if len(named) == 1 else available
     for d in available:
         trace.append(Step(d, "route", 0.0, "named in the question" if keep == named and d in named else

@@ -79,6 +79,7 @@ WORD_FORMS: tuple[str, ...] = (
     "notify notice notification",
     "audit auditor",
     "expire expiry",
+    "own ownership",
 )
 
 NEGATIONS = ("un", "non")
@@ -106,7 +107,7 @@ def synonyms() -> dict[str, frozenset[str]]:
 def _table(sets: tuple[str, ...]) -> dict[str, frozenset[str]]:
     out: dict[str, frozenset[str]] = {}
     for line in sets:
-        stems = frozenset(search_terms(line))
+        stems = frozenset(search_terms(line, frozenset()))  # "own" is a stopword, "owns" is not
         for s in stems:
             out[s] = out.get(s, frozenset()) | (stems - {s})
     return out

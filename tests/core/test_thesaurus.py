@@ -46,6 +46,7 @@ def test_a_words_forms_the_stemmer_leaves_apart_are_one_word():
     forms = word_forms()
     assert search_terms("notification")[0] in forms[search_terms("notify")[0]]
     assert search_terms("indemnity")[0] in forms[search_terms("indemnify")[0]]
+    assert search_terms("ownership")[0] in forms[search_terms("owns")[0]]  # "Who owns the work product?"
 
 
 def test_competent_is_not_compete():

@@ -41,6 +41,9 @@ def test_a_capitalised_word_may_begin_a_run_together_file_name():
     assert slug_prefixes("How much does alco pay?", slug) == set()  # not written as a name
     assert slug_prefixes("Does Alcostoresinc pay?", slug) == set()  # the whole word is a file-name word already
     assert slug_prefixes("Does Al pay?", slug) == set()  # too short to name anything
+    merit = "meritlifeinsuranceco-06-19-2020-ex-10-xiv-master-services-ag"
+    assert slug_prefixes("Can Merit Life terminate?", merit) == {"merit", "life"}  # the words that continue it
+    assert slug_prefixes("Can Life terminate?", merit) == set()  # a run is named from its start
 
 
 def test_a_question_naming_a_party_goes_to_its_contract(compiled_repo):
@@ -56,3 +59,27 @@ def test_a_question_naming_a_party_goes_to_its_contract(compiled_repo):
                          "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement": "skipped"}
     answer = ask_fast(snap, "Can the consulting agreement with Zacharin be terminated?")
     assert {c.doc for c in answer.citations} == {"slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"}
+
+
+def test_the_words_naming_a_document_are_not_sought_in_its_clauses(tmp_path, index_repo):
+    """Words that say which document ("Merit Life", only in its file name) are not the clause's words: they
+    neither route the question elsewhere nor count as words the document lacks."""
+    text = ('MASTER SERVICES AGREEMENT between Clear Capital (the "Company") and RadialSpark, LLC (the '
+            '"Contractor").\n\nWHEREAS, the parties hereby agree as follows.\n\n1. Services\n\nContractor shall '
+            'perform the consulting services that the Company '
+            'orders in writing from time to time.\n\n2. Termination\n\nEither party may terminate this Agreement '
+            'for any or no reason upon fifteen days notice to the other party.\n\n3. Fees\n\nCompany shall pay '
+            'the fees within thirty days of each invoice.\n')
+    merit = tmp_path / "meritlifeinsuranceco-06-19-2020-ex-10-xiv-master-services-ag.txt"
+    merit.write_text(text)
+    other = tmp_path / "general-capital-lease.txt"
+    other.write_text('LEASE between General Electric Capital Corporation (the "Lessor") and Shop Co (the "Lessee").'
+                     '\n\n1. Rent\n\nLessee shall pay rent monthly.\n\n2. Termination\n\nLessor may terminate '
+                     'this lease upon any default by Lessee.\n')
+    for path in (merit, other):
+        compile_path(index_repo, path, Settings())
+    snap = index_repo.snapshot()
+    answer = ask_fast(snap, "Can Merit Life terminate the agreement?")
+    assert answer.found and "fifteen days" in answer.answer and {c.doc for c in answer.citations} == {merit.stem}
+    answer = ask_fast(snap, "When does Clear Capital pay the fees?")  # both documents have a Capital; one a Clear Capital
+    assert answer.found and "thirty days" in answer.answer and {c.doc for c in answer.citations} == {merit.stem}

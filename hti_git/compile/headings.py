@@ -188,15 +188,20 @@ def line_heading(line: str, start: int, nxt: str, nxt_start: int, prev: str) -> 
     if page := re.match(r"\d{1,3}[ \t]+(?=(?:ARTICLE|Article|SECTION|Section|EXHIBIT|Exhibit|ANNEX|Annex|APPENDIX|Appendix"
                         r"|SCHEDULE|Schedule)\b)", stripped):
         stripped, at = stripped[page.end():], at + page.end()  # a page number run into the next heading
+    line_at = start + lead  # where the line starts, page number included
     if m := _LABEL.match(stripped):
         return _label_heading(m, at, nxt, nxt_start, prev)
     if m := _ITEM.match(stripped):
         return _item_heading(m, at, nxt, nxt_start, prev)
     if m := _ANNEX.match(stripped):
         rest = m.group(3).strip()
+        label = " ".join(p for p in (m.group(1).title(), m.group(2) or "") if p)
+        if page and m.group(2) and len(stripped) > LONG_LINE and rest[:1].isupper() and not title_like(rest):
+            # a page run into one line ("9 Annex A THIS WARRANT AND THE SHARES ...") that opens with an
+            # attachment's label: the label is the heading, the rest its text
+            return Heading(line_at, at + m.start(3), label, 0, m.group(2), kind="annex")  # the page number with it
         if (rest and not title_like(rest)) or not ends_sentence(prev) or nxt.strip()[:1].islower():
             return None  # "Exhibit G." wrapped from "... as set forth in" is a reference
-        label = " ".join(p for p in (m.group(1).title(), m.group(2) or "") if p)
         title = f"{label} {display(rest.rstrip(' .:'))}".strip()
         return Heading(at, start + len(line.rstrip()), title, 0, m.group(2) or "", kind="annex")
     if m := _NUMBERED.match(stripped):

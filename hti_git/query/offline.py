@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from hti_git.index.layout import SOURCE_FILE
 from hti_git.index.linemap import LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
-from hti_git.lexical import BM25, terms
+from hti_git.lexical import BM25, search_terms, terms
 from hti_git.query.clause_search import (
     ClauseIndex,
     Group,
@@ -58,6 +58,7 @@ MIN_MATCHED_TERMS = 2  # distinct question words the passages read must hold (al
 FOUND_RATIO = 0.2  # best passage score / ideal score (the chunks baseline's offline answer rule)
 ROUTE_CATALOG_DOCS = 12  # in a larger corpus, documents searched: the best by the catalogue's routing terms
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
+ATTACHMENTS = "exhibits-and-annexes"  # the category `compile.fast` files exhibits, annexes and schedules under
 
 
 @dataclass
@@ -171,9 +172,11 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     citing the clause holding most of it and the passages that score close to the best."""
     groups, weights = weighted(index, q, focus)
     top = _ranked(index, groups, weights, use_source)[:read]
+    covers = {id(u): coverage(groups, weights, index.clause_words(u)) for _, u in top}
+    top = _body_first(top, covers)
     best_cover, best_unit = 0.0, None
     for sc, u in top:
-        cover = coverage(groups, weights, index.clause_words(u))
+        cover = covers[id(u)]
         trace.append(Step(u.page, "read", round(sc, 3), f"{u.title or 'source passage'} (covers {cover:.2f})",
                           tokens=estimate_tokens(_read_text(index, u))))
         if cover > best_cover:
@@ -187,8 +190,19 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     if sum(1 for g in groups if g.own & words) < min(MIN_MATCHED_TERMS, len(groups)):
         return None  # "Is there a liability cap?": clauses on liability, none with a cap, are not the answer
     first = next(sc for sc, u in top if u is best_unit)
-    cited = [best_unit] + [u for sc, u in top if u is not best_unit and sc >= first * CLOSE]
+    cited = [best_unit]
+    for sc, u in top:
+        if u is not best_unit and sc >= first * CLOSE and not _repeats(u, cited):
+            cited.append(u)
     return _Hit(index.doc, best_cover, cited[:MAX_CITATIONS])
+
+
+def _repeats(unit: Unit, cited: list[Unit]) -> bool:
+    """Whether most of the passage is text a passage cited already shows (a defined term's sentence that
+    is also an annex's opening): the answer shows it once."""
+    start, end = _span(unit)
+    shown = sum(max(0, min(end, e) - max(start, s)) for s, e in (_span(c) for c in cited))
+    return shown * 2 >= end - start
 
 
 def weighted(index: ClauseIndex, q: list[str], focus: dict[str, float]) -> tuple[list[Group], list[float]]:
@@ -212,6 +226,31 @@ def _ranked(index: ClauseIndex, groups: list[Group], weights: list[float],
             seen.add((u.start, u.end))
             out.append((sc, u))
     return out
+
+
+def _body_first(top: list[tuple[float, Unit]], covers: dict[int, float]) -> list[tuple[float, Unit]]:
+    """The passages read, with a clause of the agreement's body before an attachment's clause of the
+    same name that covers no more of the question: "Which law governs this agreement?" is answered by
+    the agreement's "7.10 Governing Law" before the annexed warrant's "4.7 Governing Law", whichever
+    scored higher ("Which law governs the warrant?" keeps the warrant's first)."""
+    body: dict[tuple[str, ...], float] = {}
+    for _, u in top:
+        if u.category not in (ATTACHMENTS, "source"):
+            body[_name(u)] = max(body.get(_name(u), 0.0), covers[id(u)])
+    moved = [x for x in top if x[1].category == ATTACHMENTS and covers[id(x[1])] <= body.get(_name(x[1]), -1.0)]
+    out: list[tuple[float, Unit]] = []
+    for x in top:
+        if x in moved:
+            continue
+        out.append(x)
+        if x[1].category not in (ATTACHMENTS, "source"):
+            out += [m for m in moved if _name(m[1]) == _name(x[1]) and m not in out]
+    return out
+
+
+def _name(unit: Unit) -> tuple[str, ...]:
+    """A clause's name without its number: "4.7 Governing Law" and "7.10 Governing Law" are one name."""
+    return tuple(w for w in search_terms(unit.title) if not any(c.isdigit() for c in w))
 
 
 def _supported(strength: float, cover: float) -> bool:

@@ -43,6 +43,18 @@ def test_governing_law_is_found_with_citations(repo):
     _citations_are_true(snap, answer)
     actions = [s.action for s in answer.trace]
     assert actions[0] == "read" and actions[-1] == "answer"
+
+
+def test_the_agreements_own_clause_comes_before_an_annexed_clause_of_the_same_name(repo):
+    """The consulting agreement annexes a warrant with its own "4.7 Governing Law", which scores higher:
+    a question about the agreement is answered by the agreement's 7.10 first, one about the warrant by 4.7."""
+    snap = repo.snapshot()
+    answer = ask_fast(snap, "Which state's law governs this agreement?")
+    assert answer.citations[0].page.endswith("article-7-general/7-10-governing-law.md")
+    assert answer.answer.startswith("7.10 Governing Law. This Agreement")
+    assert any(c.page.endswith("4-7-governing-law.md") for c in answer.citations)  # still cited, after it
+    warrant = ask_fast(snap, "Which state's law governs the warrant?")
+    assert warrant.answer.startswith("4.7 Governing Law. This Warrant")
     assert answer.citations[0].text.startswith(("7.10 Governing Law", "4.7 Governing Law"))  # from its heading
     assert answer.usage["calls"] == 0
 

@@ -64,9 +64,11 @@ def test_contract_record_has_clauses_parties_terms_with_true_spans(contract_text
     source = load_source(contract_text)
     record = compile_fast(source)
     names = [c.name for c in record.categories]
-    assert names == ["Clauses", "Parties", "Defined terms"]
-    parties = {s.name for s in record.categories[1].subjects}
+    assert names == ["Clauses", "Exhibits and annexes", "Parties", "Defined terms"]
+    parties = {s.name for s in record.categories[2].subjects}
     assert {"Company", "Consultant"} <= parties
+    # the annexed warrant ("9 Annex A THIS WARRANT AND ...", a page run into one line) is its own branch
+    assert record.categories[1].children[0].name == "Annex A"
 
     def subjects(category):
         yield from category.subjects

@@ -126,6 +126,18 @@ def test_annexes_are_their_own_branch():
     assert not any("Exhibit 10.7" == c.name for c in annexes.children)  # the filing's label is no annex
 
 
+def test_an_attachment_label_opening_a_page_run_into_one_line_is_a_heading():
+    """Text files that hold a page a line ("9 Annex A THIS WARRANT AND ...") open an annex mid-line; the
+    page number goes with the heading, not with the clause before it. A label in running text stays text."""
+    body = "THIS WARRANT AND THE SHARES ISSUABLE HEREUNDER HAVE NOT BEEN REGISTERED UNDER THE ACT. " * 5
+    text = ("ARTICLE 7 GENERAL\n8 7.10 Governing Law. This Agreement is governed by the laws of New York. Agreed and accepted: A. Person\n"
+            f"9 Annex A {body}\n"
+            "10 Reference is made to the Warrant set forth in\nExhibit B and the terms of the Company from time to time.\n")
+    annex = [h for h in find_headings(text) if h.kind == "annex"]
+    assert [h.title for h in annex] == ["Annex A"]
+    assert text[annex[0].start: annex[0].end].strip() == "9 Annex A"
+
+
 def test_run_on_text_still_finds_inline_headings():
     text = ("CONSULTING AGREEMENT This Agreement is made between the parties as follows: ARTICLE 1 CONTRACT FOR "
             "SERVICES 1.1 Engagement of Consultant. The Company hereby agrees to engage the Consultant in accordance "

@@ -16,6 +16,7 @@ word covers little; the clause's own distinctive words cover much.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import weakref
@@ -241,13 +242,26 @@ def _distinct(units: list[Unit], text: str, doc: str) -> list[Unit]:
         if s > at:
             gaps.append((at, s))
         at = max(at, e)
+    starts = sorted((u.start, u.end) for u in units)
     for lo, hi in gaps:
         for s, e in split_passages(text, lo, hi):
             t = search_terms(text[s:e])
             if t:
-                kept.append(Unit(f"{doc}/{SOURCE_FILE}", "", "source", s, e, None, False, Counter(t), len(t),
-                                 frozenset()))
+                kept.append(Unit(f"{doc}/{SOURCE_FILE}", "", "source", s, _with_next(s, e, starts), None, False,
+                                 Counter(t), len(t), frozenset()))
     return sorted(kept, key=lambda u: (u.start, u.page))
+
+
+def _with_next(start: int, end: int, spans: list[tuple[int, int]]) -> int:
+    """Where a source passage read and cited ends: a short one (a heading no page holds, such as an
+    article's "8 Intellectual Property Rights; Ownership") runs on through the passage after it, so
+    the answer shows the clause under the heading, not the heading alone. Its words stay its own."""
+    if end - start >= SHORT_VALUE:
+        return end
+    i = bisect.bisect_left(spans, (end, -1))
+    if i < len(spans) and spans[i][0] - end <= LABEL_GAP:
+        return max(end, spans[i][1])
+    return end
 
 
 def _units(page: Page, category: str) -> list[Unit]:

@@ -311,3 +311,14 @@ def test_equivalent_question_words_are_one_group(tmp_path):
         assert [sorted(g.own) for g in groups] == [["happen"], ["termin"]]
         assert {"termin", "expir"} <= groups[1]
 
+
+
+def test_a_heading_no_page_holds_is_read_with_the_clause_under_it():
+    from hti_git.query.clause_search import _with_next
+
+    text = "8 Intellectual Property Rights; Ownership\n8.1 Ownership. Achaogen shall own all inventions made under it.\n"
+    heading_end = text.index("\n")
+    clause = (heading_end + 1, len(text) - 1)
+    assert _with_next(0, heading_end, [clause]) == clause[1]  # the answer shows the clause, not the heading alone
+    assert _with_next(0, 200, [(201, 400)]) == 200  # a passage of its own length stays as it is
+    assert _with_next(0, heading_end, [(heading_end + 500, heading_end + 600)]) == heading_end  # nothing close after it

@@ -147,12 +147,16 @@ def _hits(snapshot: Snapshot, question: str, docs: list[str] | None, read: int, 
     available, candidates = requested_documents(snapshot, docs)
     q = question_stems(question)
     focus = question_focus(question)
+    naming: dict[str, set[str]] = {}  # per document, the question's words that name it (computed once)
     if candidates is None:
-        candidates = _named(snapshot, available, q, trace, question)
+        candidates = _named(snapshot, available, q, trace, question, naming)
     hits = []
     for d in candidates:
         index = clause_index(snapshot, d)
-        named = naming_stems(question, index.proper, d)  # "Can Merit Life terminate?": which document, not which clause
+        named = naming.get(d)
+        if named is None:
+            named = naming_stems(question, index.proper, d)
+        # "Can Merit Life terminate?": those words say which document, not which clause
         h = _search(index, [s for s in q if s not in named] or q, read, use_source, trace, focus)
         if h is not None:
             hits.append(h)
@@ -233,18 +237,19 @@ def _body_first(top: list[tuple[float, Unit]], covers: dict[int, float]) -> list
     same name that covers no more of the question: "Which law governs this agreement?" is answered by
     the agreement's "7.10 Governing Law" before the annexed warrant's "4.7 Governing Law", whichever
     scored higher ("Which law governs the warrant?" keeps the warrant's first)."""
+    names = {id(u): _name(u) for _, u in top}
     body: dict[tuple[str, ...], float] = {}
     for _, u in top:
         if u.category not in (ATTACHMENTS, "source"):
-            body[_name(u)] = max(body.get(_name(u), 0.0), covers[id(u)])
-    moved = [x for x in top if x[1].category == ATTACHMENTS and covers[id(x[1])] <= body.get(_name(x[1]), -1.0)]
+            body[names[id(u)]] = max(body.get(names[id(u)], 0.0), covers[id(u)])
+    moved = {id(u) for _, u in top if u.category == ATTACHMENTS and covers[id(u)] <= body.get(names[id(u)], -1.0)}
     out: list[tuple[float, Unit]] = []
     for x in top:
-        if x in moved:
+        if id(x[1]) in moved:
             continue
         out.append(x)
-        if x[1].category not in (ATTACHMENTS, "source"):
-            out += [m for m in moved if _name(m[1]) == _name(x[1]) and m not in out]
+        if x[1].category not in (ATTACHMENTS, "source"):  # its namesakes from the attachments follow it
+            out += [m for m in top if id(m[1]) in moved and names[id(m[1])] == names[id(x[1])] and m not in out]
     return out
 
 
@@ -274,10 +279,11 @@ def _read_text(index: ClauseIndex, unit: Unit) -> str:
     return f"{unit.title}\n{index.text[start:end]}"
 
 
-def _named(snapshot: Snapshot, available: list[str], q: list[str], trace: list[Step], question: str) -> list[str]:
+def _named(snapshot: Snapshot, available: list[str], q: list[str], trace: list[Step], question: str,
+           naming: dict[str, set[str]]) -> list[str]:
     """The document a question names by title, file-name or party words (a party's role, or its legal
     name written with a capital: `naming`), or the one named by the most words; all of them when none
-    is, or when several are named equally."""
+    is, or when several are named equally. `naming` receives each document's naming words."""
     if len(available) == 1:
         return available
     if len(available) > ROUTE_CATALOG_DOCS:
@@ -285,7 +291,8 @@ def _named(snapshot: Snapshot, available: list[str], q: list[str], trace: list[S
     names = {}
     for d in available:
         index = clause_index(snapshot, d)
-        names[d] = (set(q) & index.names) | naming_stems(question, index.proper, d)
+        naming[d] = naming_stems(question, index.proper, d)
+        names[d] = (set(q) & index.names) | naming[d]
     shared = set.intersection(*names.values())
     most = max(len(names[d] - shared) for d in available)
     named = [d for d in available if most and len(names[d] - shared) == most]  # "Clear Capital" over "...Capital Corp."

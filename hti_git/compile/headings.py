@@ -24,6 +24,9 @@ _SENTENCE_WORDS = frozenset(
     "shall will may must is are be been was were has have hereby agrees agree means".split()
 )
 LONG_LINE = 300  # characters; a longer line is a paragraph, read for inline headings too
+# Text exports that join a page's lines into one keep each line break as a run of spaces: a heading
+# after such a gap starts a line of the page, as after a sentence's end
+LINE_BREAK_GAP = re.compile(r"\S[ \t]{3,}\S")
 MAX_TITLE_WORDS = 12
 
 _ROMAN = r"[IVXLC]{1,7}"
@@ -48,12 +51,13 @@ _SCENE = re.compile(r"^((?:\d+[ \t]+)?(?:INT\.|EXT\.|INT/EXT\.?|I/E\.?)[^\n]{2,1
 _TITLE_END = re.compile(r"(?:\.|[ \t]*:|[ \t]+[–—-])[ \t]+(?=[\"“(]?[A-Z0-9(])|[ \t]+(?=\d{1,2}\.\d{1,2}[ \t])")
 # Inline, in run-on text: "... as follows: ARTICLE 1 CONTRACT FOR SERVICES 1.1 Engagement of Consultant. The ..."
 _INLINE_NUMBERED = re.compile(
-    r"(?:(?<=[.:;)\]]\s)|(?<=[A-Z]{2}\s))(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+"
+    r"(?:(?<=[.:;)\]]\s)|(?<=[A-Z]{2}\s)|(?<=[ \t]{3}))(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+"
     r"((?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)"
-    r"(?:[ \t,;]+(?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)){0,9})(?:\.|[ \t]*:)(?=\s)"
+    r"(?:[ \t,;]+(?:[A-Z][\w'’&\-/]*|of|and|to|the|in|for|or|on|by|a|an|with|as|at|its)){0,9})"
+    r"(?:(?:\.|[ \t]*:)(?=\s)|[ \t]{2,}(?=\1\.\d))"
 )
 _INLINE_LABEL = re.compile(
-    rf"(?<=[.:;)\]]\s)(ARTICLE|Article|SECTION|Section)[ \t]+({_NUM})\.?[ \t]+"
+    rf"(?:(?<=[.:;)\]]\s)|(?<=[ \t]{{3}}))(ARTICLE|Article|SECTION|Section)[ \t]+({_NUM})\.?[ \t]+"
     r"((?:[A-Z][A-Z'’&\-]+(?:[ \t,]+|$)){1,8}|(?:[A-Z][\w'’&\-]*(?:[ \t]+(?:of|and|to|the|for|or|on|in)?[ \t]*)?){1,8}(?=\.))"
 )
 
@@ -186,7 +190,7 @@ def line_heading(line: str, start: int, nxt: str, nxt_start: int, prev: str) -> 
     if _SCENE.match(stripped):
         return Heading(at, start + len(line.rstrip()), stripped, 1)
     if page := re.match(r"\d{1,3}[ \t]+(?=(?:ARTICLE|Article|SECTION|Section|EXHIBIT|Exhibit|ANNEX|Annex|APPENDIX|Appendix"
-                        r"|SCHEDULE|Schedule)\b)", stripped):
+                        r"|SCHEDULE|Schedule)\b|\d{1,2}\.\d{1,3}\.?[ \t]+[A-Z])", stripped):
         stripped, at = stripped[page.end():], at + page.end()  # a page number run into the next heading
     line_at = start + lead  # where the line starts, page number included
     if m := _LABEL.match(stripped):
@@ -298,9 +302,10 @@ def _inline_headings(line: str, start: int) -> list[Heading]:
                            str(roman(num) or num)))
     for m in _INLINE_NUMBERED.finditer(line):
         num, title = m.group(1), m.group(2).strip()
-        if not _plausible(num) or title.split()[0].lower() in SMALL_WORDS or not title_like(title):
+        first = title.split()[0]
+        if not _plausible(num) or (first.lower() in SMALL_WORDS and first != "No") or not title_like(title):
             continue
-        if re.search(r"\b(?:ARTICLE|Article|SECTION|Section)\b|\b\d", title):
+        if re.search(r"\b(?:ARTICLE|Article|SECTION|Section)[ \t]+[\dIVX]|\b\d", title):
             continue  # "7 ARTICLE 6 NOTICES 6.1 ...": a page number before the next heading, not a title
         out.append(Heading(start + m.start(), start + m.start(2) + len(title), f"{num} {display(title)}",
                            1 + num.count("."), num))
@@ -340,7 +345,7 @@ def find_headings(text: str, untitled: bool = False) -> list[Heading]:
                 taken_lines.add(nxt_i)  # the next line was this heading's title
         elif h is None and _subheading_line(raw, lines, i):
             subheadings.append(Heading(start + len(raw) - len(raw.lstrip()), start + len(raw.rstrip()), raw.strip(), 1))
-        if len(raw) > LONG_LINE:
+        if len(raw) > LONG_LINE or LINE_BREAK_GAP.search(raw):
             for inline in _inline_headings(raw, start):
                 if inline.start not in found:
                     found[inline.start] = inline

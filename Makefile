@@ -27,6 +27,7 @@ bench:  ## benchmarks (see bench/README.md); each prints ratios against a baseli
 	$(PYTHON) bench/ask_cost.py
 	$(PYTHON) bench/diff.py
 	$(PYTHON) bench/eval_cuad.py
+	$(PYTHON) bench/eval_filing.py
 	$(PYTHON) bench/fast_recall.py
 
 soak:  ## 200 compile/kill/resume cycles and 1,000 concurrent asks (several minutes)

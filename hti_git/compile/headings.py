@@ -46,6 +46,8 @@ SENTENCE_GAP = re.compile(r"[.;!?][ \t]+[A-Z]")  # a sentence's end and the next
 CONTENTS_RUN = 4  # this many headings in a row with no text between them are a table of contents
 _PAGE_REF = re.compile(r"[ \t.·…]*\b(?:\d{1,3}|[ivxlc]{1,6})$")  # "Risk Factors ....... 12"
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,3})(\.?)[ \t]+(\S.*)$")
+_HTML_TAGS = re.compile(r"(?:<[a-zA-Z][\w-]*(?:\s[^<>]{0,80})?>\s*)+")
+_HTML_CLOSING = re.compile(r"(?:\s*</[a-zA-Z][\w-]*>)+\s*$")
 _MD = re.compile(r"^(#{1,6})[ \t]+(\S.{0,150})$")
 _SCENE = re.compile(r"^((?:\d+[ \t]+)?(?:INT\.|EXT\.|INT/EXT\.?|I/E\.?)[^\n]{2,100})$")
 _TITLE_END = re.compile(r"(?:\.|[ \t]*:|[ \t]+[–—-])[ \t]+(?=[\"“(]?[A-Z0-9(])|[ \t]+(?=\d{1,2}\.\d{1,2}[ \t])")
@@ -183,6 +185,11 @@ def line_heading(line: str, start: int, nxt: str, nxt_start: int, prev: str) -> 
     stripped = line.strip()
     lead = len(line) - len(line.lstrip())
     at = start + lead
+    if not stripped:
+        return None
+    if tag := _HTML_TAGS.match(stripped):  # Markdown converted from HTML: "<div align='center'>PART I</div>"
+        stripped, at = stripped[tag.end():], at + tag.end()
+    stripped = _HTML_CLOSING.sub("", stripped)
     if not stripped:
         return None
     if m := _MD.match(stripped):

@@ -40,7 +40,8 @@ PREAMBLE = 3000  # characters at the start of a document where its parties are d
 # Words a question names its subject by that plain retrieval drops as common: "Who are the parties?"
 _QUESTION_KEEP = frozenset({"party", "parties"})
 _QUESTION_STOP = (STOPWORDS - _QUESTION_KEEP) | QUESTION_NOISE | frozenset(
-    {"can", "cannot", "who", "what", "which", "does", "do", "is", "any", "contain", "contains", "counterparty"})
+    {"can", "cannot", "who", "what", "which", "does", "do", "is", "any", "contain", "contains", "counterparty",
+     "much", "many", "roughly", "approximately"})
 
 
 ELABORATION = 0.5  # weight of the words of a question's elaboration (parentheses, examples, later sentences)
@@ -48,11 +49,23 @@ _ELABORATION = re.compile(r"\([^)]*\)|\b(?:such as|e\.g\.|for example|including|
                           re.IGNORECASE | re.DOTALL)
 
 
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# The period a question asks about ("in fiscal 2024", "for the 2024 fiscal year", "at the end of the third
+# quarter of 2023", "as of December 31, 2024"): it says when, not where; its words weigh as elaboration
+_PERIOD = re.compile(
+    rf"\b(?:(?:in|for|during|at|as of|by|through|over|of)\s+)?(?:the\s+)?(?:end\s+of\s+)?(?:the\s+)?"
+    rf"(?:(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter\s+(?:of\s+)?)?"
+    rf"(?:(?:fiscal|calendar)\s+)?(?:year\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+)?(?:fy\s?|q[1-4]\s?)?(?:19|20)\d\d\b"
+    rf"(?:\s+(?:fiscal\s+|calendar\s+)?(?:year|quarter)\b)?",
+    re.IGNORECASE)
+
+
 def question_focus(question: str) -> dict[str, float]:
     """How much each question stem says where the answer is: 1 for the question's core, ELABORATION for
-    words that only appear in its elaboration: parentheses, examples ("such as", "including") and
-    sentences after the first ("Can a party terminate without cause (solely by giving notice...)?")."""
-    core = set(question_stems(_ELABORATION.sub(" ", question)))
+    words that only appear in its elaboration: parentheses, examples ("such as", "including"), sentences
+    after the first ("Can a party terminate without cause (solely by giving notice...)?") and the period
+    asked about ("How much cash did operations generate in fiscal 2024?": "fiscal" names no section)."""
+    core = set(question_stems(_PERIOD.sub(" ", _ELABORATION.sub(" ", question))))
     return {s: 1.0 if s in core or not core else ELABORATION for s in question_stems(question)}
 
 

@@ -80,6 +80,7 @@ WORD_FORMS: tuple[str, ...] = (
     "audit auditor",
     "expire expiry",
     "own ownership",
+    "employ employee",
 )
 
 NEGATIONS = ("un", "non")

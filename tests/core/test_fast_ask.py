@@ -264,6 +264,22 @@ def test_question_focus_weighs_the_elaboration_less():
     assert set(question_focus("Who are the parties?").values()) == {1.0}
 
 
+def test_the_period_a_question_asks_about_weighs_as_elaboration():
+    """"in fiscal 2024" says when, not where: a filing's "Fiscal Period" section is not the answer to every
+    question about fiscal 2024. Without a year, "fiscal year" is what the question is about."""
+    from hti_git.query.clause_search import ELABORATION, question_focus, question_stems
+
+    focus = question_focus("How much cash did operations generate in fiscal 2024?")
+    assert focus["fiscal"] == ELABORATION and focus["cash"] == focus["oper"] == 1.0
+    focus = question_focus("What were total sales for the 2024 fiscal year, as of December 31, 2024?")
+    assert focus["fiscal"] == focus["decemb"] == ELABORATION and focus["sale"] == 1.0
+    assert focus["year"] == ELABORATION
+    assert question_focus("When does the company's fiscal year end?")["fiscal"] == 1.0
+    assert question_focus("What was revenue in the third quarter of 2023?")["quarter"] == ELABORATION
+    # "how much" and "how many" ask for a quantity; they name nothing to look for
+    assert question_stems("How much profit, and how many employees, roughly?") == ["profit", "employe"]
+
+
 def test_routing_stems_are_the_catalogues_own():
     from hti_git.lexical import terms
     from hti_git.query.clause_search import routing_stems

@@ -178,6 +178,20 @@ def test_a_page_number_run_into_a_numbered_heading_and_titles_opening_with_no_or
     assert text[headings[1].start:].startswith("2.3 Merger")
 
 
+def test_html_wrappers_of_markdown_converted_from_html_are_not_part_of_a_title():
+    text = ("<div align='center'>Apple Inc.\n\nDOCUMENTS INCORPORATED BY REFERENCE</div>\n\n"
+            "Portions of the Registrant's definitive proxy statement are incorporated by reference.\n\n"
+            "<div align='center'>PART I</div>\n\nItem 1. Business\n\nThe Company designs smartphones.\n\n"
+            "Item 1A. Risk Factors\n\nThe Company's business can be affected by many factors.\n\n"
+            "Item 2. Properties\n\nThe Company's headquarters is located in Cupertino, California.\n")
+    headings = find_headings(text)
+    titles = [h.title for h in headings]
+    assert "Documents Incorporated by Reference" in titles and "Part I" in titles
+    assert not any("<" in t or ">" in t for t in titles)
+    part = next(h for h in headings if h.title == "Part I")
+    assert text[part.start:].startswith("PART I")
+
+
 def test_an_inline_title_may_join_two_topics_with_a_semicolon():
     # EDGAR text exports often hold a whole contract on one line; "7. A; B." heads clause 7 there too
     text = ("6. TERMINATION. (a) Either party may terminate this Agreement upon fifteen (15) days advance notice "

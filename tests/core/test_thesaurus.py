@@ -53,3 +53,8 @@ def test_competent_is_not_compete():
     """The Snowball stemmer makes 'competent' (a competent court) 'compete' (a non-compete)."""
     assert search_terms("competent")[0] != search_terms("compete")[0]
     assert search_terms("competes")[0] == search_terms("compete")[0]
+
+
+def test_employ_meets_employees():
+    """"How many people does it employ?" is answered by "164,000 full-time equivalent employees"."""
+    assert search_terms("employees")[0] in word_forms()[search_terms("employ")[0]]

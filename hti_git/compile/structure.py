@@ -111,17 +111,23 @@ def character_cues(text: str) -> Counter:
     return Counter(m.group(1).strip() for m in _CUE.finditer(text))
 
 
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
 def proper_names(text: str, min_count: int = 3, limit: int = 60) -> list[tuple[str, int]]:
     """Recurring capitalised names that are not just sentence-initial words."""
     counts: Counter = Counter()
     for m in _PROPER.finditer(text):
         name = m.group(1)
         before = text[max(0, m.start() - 2): m.start()]
-        if len(name) < 3 or (before.strip() in (".", "!", "?", "") and " " not in name and m.start() > 0 and "\n" in before):
-            continue
+        if len(name) < 3 or (" " not in name and (m.start() == 0 or before.strip() in (".", "!", "?", "", "•"))):
+            continue  # a word that starts a sentence, a line or a list item ("Additionally, ...") says nothing
         counts[name] += 1
     common = {"The", "This", "That", "Such", "Any", "All", "Each", "If", "In", "No", "Upon", "For", "Section", "Article",
-              "Agreement", "Item", "Part", "Note", "Table", "Exhibit", "Schedule", "Annex"}
+              "Agreement", "Item", "Part", "Note", "Table", "Exhibit", "Schedule", "Annex", "Total", "Yes", "See", "As",
+              "Page",
+              *_MONTHS}
     ranked = [(n, c) for n, c in counts.most_common() if c >= min_count and n.split()[0] not in common]
     lower = Counter(_LOWER_WORD.findall(text))
     # A word written in lower case at least as often as capitalised is a common word that starts

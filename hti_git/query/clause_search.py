@@ -41,7 +41,7 @@ PREAMBLE = 3000  # characters at the start of a document where its parties are d
 _QUESTION_KEEP = frozenset({"party", "parties"})
 _QUESTION_STOP = (STOPWORDS - _QUESTION_KEEP) | QUESTION_NOISE | frozenset(
     {"can", "cannot", "who", "what", "which", "does", "do", "is", "any", "contain", "contains", "counterparty",
-     "much", "many", "roughly", "approximately"})
+     "much", "many", "roughly", "approximately", "versus", "vs"})
 
 
 ELABORATION = 0.5  # weight of the words of a question's elaboration (parentheses, examples, later sentences)

@@ -281,6 +281,17 @@ def test_words_a_filing_writes_in_lower_case_too_are_not_names():
     assert "Globex Inc" in " ".join(names) and not {"Our", "Net", "Item"} & set(names)
 
 
+def test_words_that_open_sentences_dates_and_table_rows_are_not_names():
+    from hti_git.compile.structure import proper_names
+
+    text = ("The Company reports to Luca Maestri, its Chief Financial Officer, as of September 28, 2024. "
+            "Additionally, the report was signed. Although sales grew, costs grew. While Luca Maestri signed, "
+            "Ernst audited it on September 30, 2023. Yes \u2610 No \u2612\n") * 3 + "| Total | 391,035 |\n" * 3
+    names = [n for n, _ in proper_names(text)]
+    assert "Luca Maestri" in names and "Chief Financial Officer" in names and "Ernst" in names
+    assert not {"Additionally", "Although", "While", "September", "Yes", "Total"} & set(names)
+
+
 TABLE = "\n".join(f"{label:<40} $ {n:>8,}   $ {n + 7:>8,}   $ {n + 11:>8,}" for label, n in [
     ("Net revenue", 4512), ("Cost of revenue", 2100), ("Gross margin", 2412), ("Research and development", 801),
     ("Selling, general and administrative", 640), ("Operating income", 971), ("Interest expense", 55),

@@ -178,6 +178,24 @@ def test_the_answer_cites_the_best_ranked_clause_first(tmp_path):
     assert answer.answer.startswith("# 9 Termination for Convenience")
 
 
+def test_two_of_three_question_words_are_not_an_answer_but_still_send_a_model_to_the_source(tmp_path):
+    """"Is the Leeds warehouse insured?" shares "Leeds" and "warehouse" with the delivery clause, but no
+    clause is about insurance: `fast` says "not found". The model's source fallback still hears that a
+    clause holds the question's words (it may read what `fast` would not answer with)."""
+    from hti_git.query.offline import holds_clause_words
+
+    text = ("# 1 Payment\n\nThe Customer shall pay each invoice of the Supplier within thirty days of its date.\n\n"
+            "# 2 Delivery\n\nThe Supplier shall deliver the Products to the Customer's warehouse in Leeds.\n\n"
+            "# 3 Warranty\n\nThe Supplier warrants that the Products conform to their specification for twelve "
+            "months.\n")
+    with _one_document_index(tmp_path, text) as r:
+        snapshot = r.snapshot()
+        assert not ask_fast(snapshot, "Is the Leeds warehouse insured?").found
+        assert holds_clause_words(snapshot, "Is the Leeds warehouse insured?")
+        answer = ask_fast(snapshot, "Is the Leeds warehouse owned by the Customer?")
+        assert answer.found and "warehouse in Leeds" in answer.citations[0].text
+
+
 def test_unknown_document_is_a_usage_error(repo):
     with pytest.raises(UsageError, match="no document "):
         ask_fast(repo.snapshot(), "anything", docs=["nope"])

@@ -70,7 +70,7 @@ def hti(args: list[str], cwd: Path, stub: OpenAIStub) -> str:
     proc = subprocess.run([sys.executable, "-m", "hti_git", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=1800)
     if proc.returncode != 0:
-        sys.exit(f"hti-git {' '.join(args)} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        print(f"hti-git {args[0]} failed: {' '.join(proc.stderr.strip().splitlines()[-1:])}")
     return proc.stdout
 
 
@@ -89,6 +89,9 @@ def main() -> int:
             hti(["compile", *pdfs, "--method", "standard", "-j", "1"], root / "idx", stub)
         print(f"compile (run 7's records): {compile_replies.hits} requests replayed, "
               f"{len(compile_replies.misses)} never asked before")
+        if compile_replies.misses:
+            print("the compile asks the model something new: the README's model figures need a new run")
+            return 1
         ask_replies = Replayer(ASK_RUNS)
         with OpenAIStub(ask_replies) as stub:
             out = hti(["eval", str(root / "qa.jsonl"), "--method", "llm", "--no-judge", "--no-cache",

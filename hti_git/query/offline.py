@@ -24,6 +24,7 @@ model's fallback.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -130,12 +131,24 @@ def ask_fast(
             start, end = _span(u)
             answer.citations.append(Citation(h.doc, u.page, start, end, lines.lines(start, end),
                                              lines.pages(start, end), text[start:end]))
-            parts.append(" ".join(text[start:end].split()))
+            parts.append(_shown(text[start:end]))
         body = "\n\n".join(parts)
         texts.append(f"[{h.doc}] {body}" if len(hits) > 1 else body)
     answer.answer = "\n\n".join(texts)
     answer.trace.append(Step(answer.citations[0].page, "answer", round(best, 3)))
     return answer
+
+
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|\S[ \t]{3,}\S.*\S[ \t]{3,}\S")  # a pipe table's row, or three columns
+
+
+def _shown(passage: str) -> str:
+    """A passage as the answer shows it: on one line, or, when it holds a table, a line a row (each
+    with its spaces collapsed), so the figures stay under their row's label."""
+    lines = [" ".join(line.split()) for line in passage.splitlines() if line.strip()]
+    if sum(1 for line in passage.splitlines() if _TABLE_ROW.search(line)) >= 2:
+        return "\n".join(lines)
+    return " ".join(lines)
 
 
 def holds_clause_words(snapshot: Snapshot, question: str, docs: list[str] | None = None) -> bool:

@@ -1,4 +1,4 @@
-"""Small text helpers every layer shares: canonical JSON and its hash, and one-line text.
+"""Small text helpers every layer shares: canonical JSON and its hash, one-line text, column gaps.
 
 No package imports, so any module may use them without an import cycle.
 """
@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
+
+# Three or more spaces between words: a table's column gap, or a line break a text export kept when it
+# joined a page's lines into one
+GAP = re.compile(r"(?<=\S)[ \t]{3,}(?=\S)")
 
 
 def canonical_json(value: Any) -> str:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hti_git.text import GAP
+
 SMALL_WORDS = frozenset(
     "of and to the in for or on by a an with as at its from upon under between into against not no nor vs "
     "without within after before during through over per via than".split()
@@ -24,9 +26,6 @@ _SENTENCE_WORDS = frozenset(
     "shall will may must is are be been was were has have hereby agrees agree means".split()
 )
 LONG_LINE = 300  # characters; a longer line is a paragraph, read for inline headings too
-# Text exports that join a page's lines into one keep each line break as a run of spaces: a heading
-# after such a gap starts a line of the page, as after a sentence's end
-LINE_BREAK_GAP = re.compile(r"\S[ \t]{3,}\S")
 MAX_TITLE_WORDS = 12
 
 _ROMAN = r"[IVXLC]{1,7}"
@@ -352,7 +351,7 @@ def find_headings(text: str, untitled: bool = False) -> list[Heading]:
                 taken_lines.add(nxt_i)  # the next line was this heading's title
         elif h is None and _subheading_line(raw, lines, i):
             subheadings.append(Heading(start + len(raw) - len(raw.lstrip()), start + len(raw.rstrip()), raw.strip(), 1))
-        if len(raw) > LONG_LINE or LINE_BREAK_GAP.search(raw):
+        if len(raw) > LONG_LINE or GAP.search(raw):  # a page joined into one line keeps its breaks as gaps
             for inline in _inline_headings(raw, start):
                 if inline.start not in found:
                     found[inline.start] = inline

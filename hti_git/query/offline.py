@@ -46,6 +46,7 @@ from hti_git.query.naming import naming_stems
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
+from hti_git.text import GAP
 from hti_git.tokens import estimate_tokens
 
 FOUND_COVERAGE = 0.28  # share of the question's idf mass the best clause read holds ...
@@ -139,16 +140,16 @@ def ask_fast(
     return answer
 
 
-_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|\S[ \t]{3,}\S.*\S[ \t]{3,}\S")  # a pipe table's row, or three columns
+_PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 
 
 def _shown(passage: str) -> str:
-    """A passage as the answer shows it: on one line, or, when it holds a table, a line a row (each
-    with its spaces collapsed), so the figures stay under their row's label."""
+    """A passage as the answer shows it: on one line, or, when it holds a table (two rows of a pipe
+    table, or of three columns or more), a line a row with its spaces collapsed, so the figures stay
+    under their row's label."""
+    rows = sum(1 for line in passage.splitlines() if _PIPE_ROW.match(line) or len(GAP.findall(line)) >= 2)
     lines = [" ".join(line.split()) for line in passage.splitlines() if line.strip()]
-    if sum(1 for line in passage.splitlines() if _TABLE_ROW.search(line)) >= 2:
-        return "\n".join(lines)
-    return " ".join(lines)
+    return "\n".join(lines) if rows >= 2 else " ".join(lines)
 
 
 def holds_clause_words(snapshot: Snapshot, question: str, docs: list[str] | None = None) -> bool:
@@ -192,7 +193,7 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     """Read the `read` best distinct passages; answer when they hold enough of the question (`_supported`),
     citing the clause holding most of it and the passages that score close to the best, the best-ranked
     passage's clause first (on CUAD its passages are the gold evidence more often than the clause holding
-    most of the question: 50 against 39 of the 74 present clauses cited, 51 against 38 from the PDFs)."""
+    most of the question: first citation 50 against 39 of 74 present clauses, 51 against 38 from PDFs)."""
     groups, weights = weighted(index, q, focus)
     top = _ranked(index, groups, weights, use_source)[:read]
     covers = {id(u): coverage(groups, weights, index.clause_words(u)) for _, u in top}

@@ -353,8 +353,8 @@ def find_headings(text: str, untitled: bool = False) -> list[Heading]:
             subheadings.append(Heading(start + len(raw) - len(raw.lstrip()), start + len(raw.rstrip()), raw.strip(), 1))
         if len(raw) > LONG_LINE or GAP.search(raw):  # a page joined into one line keeps its breaks as gaps
             for inline in _inline_headings(raw, start):
-                if inline.start not in found:
-                    found[inline.start] = inline
+                if not any(h.start <= inline.start < h.end for h in found.values()):
+                    found[inline.start] = inline  # not "4. MISCELLANEOUS" inside "ARTICLE 4. MISCELLANEOUS"
     headings = [found[k] for k in sorted(found)]
     if sum(1 for h in headings if _ITEM_TITLE.match(h.title)) >= FILING_ITEMS:
         headings = _filing_levels(headings, subheadings)

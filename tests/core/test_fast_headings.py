@@ -192,6 +192,13 @@ def test_html_wrappers_of_markdown_converted_from_html_are_not_part_of_a_title()
     assert text[part.start:].startswith("PART I")
 
 
+def test_a_numbered_title_inside_an_article_label_is_not_a_second_heading():
+    text = ("The Holder may exercise this Warrant as set forth in this Warrant. ARTICLE 4. MISCELLANEOUS. 4.1 Term. "
+            "This Warrant is exercisable until the fifth anniversary of the Issue Date, as the Company and the "
+            "Holder agreed in writing on the Issue Date. 4.2 Legends. The Warrant bears the legends required by law.")
+    assert [h.title for h in find_headings(text)] == ["Article 4 Miscellaneous", "4.1 Term", "4.2 Legends"]
+
+
 def test_an_inline_title_may_join_two_topics_with_a_semicolon():
     # EDGAR text exports often hold a whole contract on one line; "7. A; B." heads clause 7 there too
     text = ("6. TERMINATION. (a) Either party may terminate this Agreement upon fifteen (15) days advance notice "

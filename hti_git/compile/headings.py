@@ -334,6 +334,7 @@ def find_headings(text: str, untitled: bool = False) -> list[Heading]:
     taken_lines: set[int] = set()
     subheadings: list[Heading] = []  # Title Case lines between blank lines: a filing's subheadings
     first_body = _first_body_offset(text)
+    packed = bool(content) and content[-1] - content[0] + 1 - len(content) < PACKED * len(content)  # blank lines within
     for k, i in enumerate(content):
         if i in taken_lines:
             continue
@@ -349,7 +350,7 @@ def find_headings(text: str, untitled: bool = False) -> list[Heading]:
             found.setdefault(h.start, h)
             if nxt_i is not None and h.end > nxt_start:
                 taken_lines.add(nxt_i)  # the next line was this heading's title
-        elif h is None and _subheading_line(raw, lines, i):
+        elif h is None and _subheading_line(raw, lines, i, packed):
             subheadings.append(Heading(start + len(raw) - len(raw.lstrip()), start + len(raw.rstrip()), raw.strip(), 1))
         if len(raw) > LONG_LINE or GAP.search(raw):  # a page joined into one line keeps its breaks as gaps
             for inline in _inline_headings(raw, start):
@@ -368,15 +369,33 @@ _PART_TITLE = re.compile(r"Part [IVX]+\b")
 _NOT_A_TITLE = re.compile(r"\$|\d{2,}|\S {3,}\S| \| ")  # figures, column gaps, cell bars: a table's row
 
 
-def _subheading_line(raw: str, lines: list[tuple[str, int]], i: int) -> bool:
-    """A short Title Case line standing alone between blank lines ("Liquidity and Capital Resources"):
-    a filing's subheading. Not a table's row (figures, column gaps) nor a sentence."""
-    if (i > 0 and lines[i - 1][0].strip()) or (i + 1 < len(lines) and lines[i + 1][0].strip()):
+def _subheading_line(raw: str, lines: list[tuple[str, int]], i: int, packed: bool) -> bool:
+    """A short Title Case line standing alone ("Liquidity and Capital Resources"): a filing's subheading.
+    Between blank lines; or, in `packed` text (a PDF's: no blank lines), after a line that ends a
+    sentence, a table or a page, and before the first line of a paragraph. Not a table's row (figures,
+    column gaps) nor a sentence."""
+    if not packed and ((i > 0 and lines[i - 1][0].strip()) or (i + 1 < len(lines) and lines[i + 1][0].strip())):
         return False  # not between blank lines (the common case, checked first)
     line = raw.strip()
     if not 3 <= len(line) <= 80 or not any(c.islower() for c in line) or _NOT_A_TITLE.search(line):
         return False
-    return title_like(line) and not line.endswith((".", ",", ";", ":"))
+    if not title_like(line) or line.endswith((".", ",", ";", ":")):
+        return False
+    if not packed:
+        return True
+    prev, nxt, after = (lines[j][0].strip() if 0 <= j < len(lines) else "" for j in (i - 1, i + 1, i + 2))
+    after_end = (not prev or prev.endswith((".", ":", "?", "!", ")", "”", '"')) or prev[-1].isdigit()
+                 or prev[-1] == "%" or title_like(prev) or bool(_ITEM.match(prev)))  # a sentence's, a table's, a page's end; a heading
+    # a paragraph follows, or another subheading and then a paragraph ("Note 1 – Summary ...", "Basis of ...")
+    return after_end and (_paragraph(nxt) or (title_like(nxt) and not _NOT_A_TITLE.search(nxt) and _paragraph(after)))
+
+
+def _paragraph(line: str) -> bool:
+    """The first line of a paragraph in packed text: a long line starting as a sentence does."""
+    return len(line) >= 40 and (line[0].isupper() or line[0].isdigit() or line[0] in "“\"•(") and not title_like(line)
+
+
+PACKED = 0.02  # text with fewer blank lines than this share of its lines is packed (PDF text has none)
 
 
 def _filing_levels(headings: list[Heading], subheadings: list[Heading]) -> list[Heading]:

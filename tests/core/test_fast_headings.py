@@ -366,3 +366,52 @@ def test_a_filing_compiles_to_parts_with_their_items():
     flat = repr(outline)
     assert "'Part I': ['Item 1. Business', 'Item 1A. Risk Factors']" in flat
     assert flat.count("Item 1A. Risk Factors") == 1  # the contents line is not a second subject
+
+
+PACKED_FILING = """FORM 10-K
+PART I
+Item 1. Business
+Company Background
+The Company designs, manufactures and markets smartphones, personal computers, tablets and wearables.
+PART II
+Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations
+Segment Operating Performance
+The following table shows net sales by reportable segment for 2024 and 2023 (dollars in millions):
+Three Months Ended
+June 29, 2024 July 1, 2023
+Americas $ 167,045 3 % $ 162,560
+Total net sales $ 391,035 2 % $ 383,285
+Americas
+Americas net sales increased during 2024 compared to 2023 due primarily to higher net sales of Services
+and the Company's Growth in Emerging Markets
+continued through the year, with higher net sales of iPhone in India and Brazil.
+Item 8. Financial Statements and Supplementary Data
+Notes to Consolidated Financial Statements
+Note 1 – Summary of Significant Accounting Policies
+Basis of Presentation and Preparation
+The consolidated financial statements include the accounts of Apple Inc. and its subsidiaries.
+Item 9A. Controls and Procedures
+Our disclosure controls are effective.
+"""
+
+
+def test_a_pdfs_filing_without_blank_lines_has_its_subheadings():
+    """PDF text has no blank lines: a subheading is a Title Case line after a sentence's, a table's or a
+    heading's end and before a paragraph (or another subheading and then a paragraph). Table headers
+    and a wrapped line of a sentence are not subheadings."""
+    titles = [h.title for h in find_headings(PACKED_FILING)]
+    for title in ("Company Background", "Segment Operating Performance", "Americas",
+                  "Note 1 – Summary of Significant Accounting Policies", "Basis of Presentation and Preparation"):
+        assert title in titles, titles
+    assert "Three Months Ended" not in titles  # a table's column header: no paragraph follows
+    assert "and the Company's Growth in Emerging Markets" not in titles  # the rest of a sentence
+    assert not any(t.startswith("Total net sales") for t in titles)
+    outline = [(s.title, s.parents[-1:]) for s in find_sections(PACKED_FILING) if s.parents]
+    mdna = "Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations"
+    assert ("Segment Operating Performance", [mdna]) in outline
+
+
+def test_a_title_line_inside_text_with_blank_lines_still_needs_them():
+    """Text with blank lines between paragraphs (Markdown, HTML, most .txt) keeps the blank-line rule."""
+    text = PACKED_FILING.replace("\nThe Company designs", "\n\nThe Company designs").replace(".\n", ".\n\n")
+    assert "Segment Operating Performance" not in [h.title for h in find_headings(text)]

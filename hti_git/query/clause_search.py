@@ -27,7 +27,7 @@ from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
 from hti_git.index.page import Page
 from hti_git.lexical import QUESTION_NOISE, STOPWORDS, search_terms, terms
 from hti_git.query.naming import legal_names, name_stems
-from hti_git.query.thesaurus import synonyms, word_forms
+from hti_git.query.thesaurus import abbreviated, spelled_out, synonyms, word_forms
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
 
@@ -55,9 +55,14 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _PERIOD = re.compile(
     rf"\b(?:(?:in|for|during|at|as of|by|through|over|of)\s+)?(?:the\s+)?(?:end\s+of\s+)?(?:the\s+)?"
     rf"(?:(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter\s+(?:of\s+)?)?"
-    rf"(?:(?:fiscal|calendar)\s+)?(?:year\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+)?(?:fy\s?|q[1-4]\s?)?(?:19|20)\d\d\b"
+    rf"(?:(?:fiscal|calendar)\s+)?(?:year\s+)?(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?:fy\s?|q[1-4]\s?)?(?:19|20)\d\d\b"
     rf"(?:\s+(?:fiscal\s+|calendar\s+)?(?:year|quarter)\b)?",
     re.IGNORECASE)
+# ... and a span of months ("the first nine months of", "the three months ended", "the last twelve months")
+_MONTHS_SPAN = re.compile(
+    r"\b(?:(?:in|for|during|over)\s+the\s+(?:(?:first|last|past|trailing)\s+)?{n}|(?:the\s+)?(?:first|last|past|"
+    r"trailing)\s+{n}|(?:the\s+)?{n}(?=\s+(?:ended|ending)\b))(?:\s+(?:ended|ending))?(?:\s+of\b)?"
+    .format(n=r"(?:three|six|nine|twelve|3|6|9|12)[\s-]+months?\b"), re.IGNORECASE)  # not "within six months"
 
 
 def question_focus(question: str) -> dict[str, float]:
@@ -65,8 +70,15 @@ def question_focus(question: str) -> dict[str, float]:
     words that only appear in its elaboration: parentheses, examples ("such as", "including"), sentences
     after the first ("Can a party terminate without cause (solely by giving notice...)?") and the period
     asked about ("How much cash did operations generate in fiscal 2024?": "fiscal" names no section)."""
-    core = set(question_stems(_PERIOD.sub(" ", _ELABORATION.sub(" ", question))))
-    return {s: 1.0 if s in core or not core else ELABORATION for s in question_stems(question)}
+    core = set(question_stems(_MONTHS_SPAN.sub(" ", _PERIOD.sub(" ", _ELABORATION.sub(" ", question)))))
+    focus = {s: 1.0 if s in core or not core else ELABORATION for s in question_stems(question)}
+    # an abbreviation's spelled-out words weigh together as one word ("IP": "intellectual", "property")
+    plain = set(search_terms(question, _QUESTION_STOP))
+    for words in abbreviated(question):
+        added = [s for s in dict.fromkeys(search_terms(words, _QUESTION_STOP)) if s not in plain and s in focus]
+        for s in added:
+            focus[s] /= len(added)
+    return focus
 
 
 def routing_stems(question: str) -> list[str]:
@@ -78,7 +90,7 @@ def routing_stems(question: str) -> list[str]:
 def question_stems(question: str) -> list[str]:
     """The question's content stems (`lexical.search_terms`), each once, in order."""
     out: list[str] = []
-    for s in search_terms(question, _QUESTION_STOP):
+    for s in search_terms(spelled_out(question), _QUESTION_STOP):
         if not s.isdigit() and s not in out:
             out.append(s)
     return out

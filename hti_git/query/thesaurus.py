@@ -9,6 +9,7 @@ one word that the stemmer leaves apart; they match as the word itself.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from hti_git.lexical import search_terms
@@ -81,9 +82,59 @@ WORD_FORMS: tuple[str, ...] = (
     "expire expiry",
     "own ownership",
     "employ employee",
+    # British and American spellings ("programme" / "program", "authorisation" / "authorization")
+    "program programme",
+    "authorize authorise authorization authorisation",
+    "organize organise organization organisation",
+    "recognize recognise recognition",
+    "analyze analyse analysis",
+    "labor labour",
+    "center centre",
+    "defense defence",
+    "offense offence",
+    "judgment judgement",
+    "favor favour favorable favourable",
+    "behavior behaviour",
+    "catalog catalogue",
 )
 
+# Abbreviations of contract and financial English a question may use where the document spells the
+# words out ("diluted EPS" / "diluted earnings per share"): the question keeps the abbreviation and
+# gains the words (`spelled_out`)
+ABBREVIATIONS: dict[str, str] = {
+    "eps": "earnings per share",
+    "capex": "capital expenditures property plant equipment",
+    "pp&e": "property plant equipment",
+    "r&d": "research development",
+    "sg&a": "selling general administrative",
+    "cogs": "cost of sales",
+    "yoy": "year over year",
+    "fy": "fiscal year",
+    "ceo": "chief executive officer",
+    "cfo": "chief financial officer",
+    "coo": "chief operating officer",
+    "ip": "intellectual property",
+    "nda": "non-disclosure agreement",
+    "m&a": "merger acquisition",
+    "roi": "return on investment",
+    "ebit": "earnings before interest taxes",
+    "ebitda": "earnings before interest taxes depreciation amortization",
+    "d&a": "depreciation amortization",
+}
+_ABBREVIATION = re.compile(r"(?<![\w&])(" + "|".join(re.escape(a) for a in sorted(ABBREVIATIONS, key=len, reverse=True))
+                           + r")(?:'?s)?(?![\w&])", re.IGNORECASE)
+
 NEGATIONS = ("un", "non")
+
+
+def spelled_out(question: str) -> str:
+    """The question with each abbreviation of `ABBREVIATIONS` followed by its words."""
+    return _ABBREVIATION.sub(lambda m: f"{m.group(0)} {ABBREVIATIONS[m.group(1).lower()]}", question)
+
+
+def abbreviated(question: str) -> list[str]:
+    """The spelled-out words of each abbreviation in the question."""
+    return [ABBREVIATIONS[m.group(1).lower()] for m in _ABBREVIATION.finditer(question)]
 
 
 @cache

@@ -298,6 +298,40 @@ def test_the_period_a_question_asks_about_weighs_as_elaboration():
     assert question_stems("How much profit, and how many employees, roughly?") == ["profit", "employe"]
 
 
+
+def test_a_span_of_months_and_a_month_with_its_year_weigh_as_elaboration():
+    """A 10-Q's questions name their period as a span ("the first nine months of fiscal 2024", "the three
+    months ended June 29, 2024") or a month ("the June 2024 quarter"): the period says which column,
+    not which passage."""
+    from hti_git.query.clause_search import ELABORATION, question_focus
+
+    focus = question_focus("What were iPad sales for the first nine months of fiscal 2024?")
+    assert focus["first"] == focus["nine"] == focus["month"] == ELABORATION and focus["ipad"] == focus["sale"] == 1.0
+    focus = question_focus("What gross margin did Services earn in the three months ended June 29, 2024?")
+    assert focus["month"] == focus["end"] == focus["june"] == ELABORATION and focus["margin"] == 1.0
+    focus = question_focus("How much did Greater China bring in during the June 2024 quarter?")
+    assert focus["june"] == focus["quarter"] == ELABORATION and focus["china"] == 1.0
+    assert question_focus("What was revenue over the last twelve months?")["month"] == ELABORATION
+    # a contract's period is what the question is about
+    assert question_focus("Which payments are due within six months of termination?")["month"] == 1.0
+    assert question_focus("Can it be terminated on three months' notice?")["month"] == 1.0
+
+
+def test_an_abbreviation_meets_its_words_which_weigh_as_one():
+    """"diluted EPS" is answered by the "Diluted" row under "Earnings per share"; "capex" by "Payments for
+    acquisition of property, plant and equipment". The spelled-out words share the abbreviation's weight,
+    so "IP" in a long question's examples adds no more than one word does."""
+    from hti_git.query.clause_search import ELABORATION, question_focus, question_stems
+
+    assert question_stems("What was diluted EPS?") == ["dilut", "ep", "earn", "share"]
+    assert {"capit", "expenditur", "properti", "plant", "equip"} <= set(question_stems("What was capex?"))
+    assert "research" in question_stems("How much was spent on R&D?")
+    assert question_stems("Is an episode required?") == ["episod", "requir"]  # a word, not the abbreviation
+    focus = question_focus("Is liability uncapped? This includes a breach such as IP infringement.")
+    assert focus["ip"] == ELABORATION and focus["intellectu"] == focus["properti"] == ELABORATION / 2
+    focus = question_focus("Who owns the IP and the intellectual property of the Company?")
+    assert focus["intellectu"] == 1.0  # the question's own words keep their weight
+
 def test_routing_stems_are_the_catalogues_own():
     from hti_git.lexical import terms
     from hti_git.query.clause_search import routing_stems

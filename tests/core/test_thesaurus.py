@@ -58,3 +58,11 @@ def test_competent_is_not_compete():
 def test_employ_meets_employees():
     """"How many people does it employ?" is answered by "164,000 full-time equivalent employees"."""
     assert search_terms("employees")[0] in word_forms()[search_terms("employ")[0]]
+
+
+def test_british_and_american_spellings_are_one_word():
+    """"the May 2023 programme" is the filing's "May 2023 program"; "authorisation" its "authorized"."""
+    forms = word_forms()
+    assert search_terms("program")[0] in forms[search_terms("programme")[0]]
+    assert search_terms("authorized")[0] in forms[search_terms("authorisation")[0]] | {search_terms("authorisation")[0]}
+    assert search_terms("labor")[0] in forms[search_terms("labour")[0]]

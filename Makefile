@@ -28,6 +28,7 @@ bench:  ## benchmarks (see bench/README.md); each prints ratios against a baseli
 	$(PYTHON) bench/diff.py
 	$(PYTHON) bench/eval_cuad.py
 	$(PYTHON) bench/eval_filing.py
+	$(PYTHON) bench/eval_filing.py --pdf
 	$(PYTHON) bench/replay_runs.py
 	$(PYTHON) bench/fast_recall.py
 

@@ -83,3 +83,17 @@ def test_a_table_from_a_pdf_is_shown_a_row_a_line_and_prose_on_one_line():
         "Services. Sections 2.1 and 2.2 apply between 1 and 2"]
     prose = "The Company's fiscal year is the 52- or 53-week period\nthat ends on the last Saturday of September.\n"
     assert _shown(prose) == "The Company's fiscal year is the 52- or 53-week period that ends on the last Saturday of September."
+
+
+def test_a_filing_printed_to_pdf_has_its_subheadings_and_its_tables_rows(tmp_path):
+    """The same 10-K printed to PDF (bench/data/render_pdf.py): PDFium's text has no blank lines and its
+    table columns are one space apart. Its subheadings are still subjects under their Item, and the
+    segment table is read row by row."""
+    init_index(tmp_path / "idx")
+    with IndexRepo(tmp_path / "idx") as repo:
+        compile_path(repo, FILING.with_suffix(".pdf"), Settings(), method="fast")
+        answer = ask_fast(repo.snapshot(), "How did sales in Greater China change in fiscal 2024?")
+    pages = [c.page for c in answer.citations]
+    assert any(p.endswith("item-7-managements-discussion-and-analysis-of-financial-cond/part-01-item-7-managements"
+                          "-discussion/segment-operating-performance.md") for p in pages), pages
+    assert "\nGreater China 66,952 -8 % 72,559 -2 % 74,200\n" in answer.answer, answer.answer

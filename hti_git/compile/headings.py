@@ -424,8 +424,7 @@ def _without_contents(text: str, headings: list[Heading]) -> list[Heading]:
         if len(run) < CONTENTS_RUN:
             out.extend(headings[i] for i in run)
         else:
-            later = set(keys[run[-1] + 1:])
-            out.extend(headings[i] for i in run if not _listed_again(keys[i], later))
+            out.extend(headings[i] for i in run if not _listed_again(keys[i], set(keys[i + 1:])))
         run.clear()
 
     for i, h in enumerate(headings):
@@ -442,8 +441,9 @@ def _without_contents(text: str, headings: list[Heading]) -> list[Heading]:
 
 def _listed_again(key: str, later: set[str]) -> bool:
     """A contents entry's title comes again, whole or as the start of it (a long title wrapped in one
-    of the two places)."""
-    return key in later or any(k.startswith(key) or key.startswith(k) for k in later if min(len(k), len(key)) >= 12)
+    of the two places; a label "Part I" whose heading goes on "Part I — Financial Information")."""
+    return key in later or any(k.startswith(key + " ") or (min(len(k), len(key)) >= 12 and (
+        k.startswith(key) or key.startswith(k))) for k in later)
 
 
 def _contents_line_rest(body: str) -> bool:

@@ -415,3 +415,31 @@ def test_a_title_line_inside_text_with_blank_lines_still_needs_them():
     """Text with blank lines between paragraphs (Markdown, HTML, most .txt) keeps the blank-line rule."""
     text = PACKED_FILING.replace("\nThe Company designs", "\n\nThe Company designs").replace(".\n", ".\n\n")
     assert "Segment Operating Performance" not in [h.title for h in find_headings(text)]
+
+
+def test_a_contents_label_whose_heading_goes_on_with_a_title_is_a_contents_entry():
+    """A 10-Q's contents list "Part I"; its body's heading is "PART I — FINANCIAL INFORMATION". The
+    contents' "Part I" is not a second Part I (nor is it taken for "Part II")."""
+    text = """FORM 10-Q
+TABLE OF CONTENTS
+Page
+Part I
+Item 1. Financial Statements 1
+Item 2. Management's Discussion and Analysis of Financial Condition and Results of Operations 13
+Part II
+Item 1. Legal Proceedings 19
+Item 1A. Risk Factors 19
+PART I — FINANCIAL INFORMATION
+Item 1. Financial Statements
+The condensed consolidated financial statements are unaudited and were prepared by the Company.
+Item 2. Management's Discussion and Analysis of Financial Condition and Results of Operations
+Net sales increased during the quarter compared to the same quarter of the prior year overall.
+PART II — OTHER INFORMATION
+Item 1. Legal Proceedings
+The Company is subject to legal proceedings and claims that arise in the ordinary course of business.
+Item 1A. Risk Factors
+There have been no material changes to the risk factors described in the annual report of the Company.
+"""
+    titles = [h.title for h in find_headings(text)]
+    assert titles.count("Item 1. Financial Statements") == 1 and "Part I" not in titles and "Part II" not in titles
+    assert "Part I — Financial Information" in titles and "Part II — Other Information" in titles

@@ -102,7 +102,7 @@ def extraction_messages(template: Template, schema: Schema, chunk_text: str, max
 def reply_words(max_subjects: int) -> int:
     """The reply length to ask for: the subject cap's share of the output limit, in words (a JSON
     reply runs about two tokens a word), rounded to hundreds."""
-    return max(100, round(max_subjects * SUBJECT_REPLY_TOKENS / 2, -2))
+    return max(100, int(round(max_subjects * SUBJECT_REPLY_TOKENS / 2, -2)))  # 1400, not 1400.0
 
 
 async def extract_chunk(client: ModelClient, template: Template, schema: Schema, chunk: Chunk,

@@ -266,3 +266,15 @@ def test_grouping_plan_places_every_subject_once():
     assert plan == [("A", [0, 1]), ("B", [2]), ("Other", [3])]
     assert _plan({"groups": [{"name": "All", "members": ["S1", "S2"]}]}, 2, 3) is None
     assert _plan("nonsense", 3, 3) is None
+
+
+def test_the_extraction_prompt_asks_for_a_whole_number_of_words():
+    """A capable model answering run 38 found "under about 1400.0 words" an odd unit."""
+    from hti_git.compile.extract import extraction_messages, reply_words
+    from hti_git.llm.prompts import load_template
+
+    schema = schema_from_data({"overview": "A contract.", "categories": [
+        {"name": "Parties", "description": "Who signs.", "fields": [{"name": "role", "description": "Role."}]}]})
+    assert reply_words(19) == 1400 and isinstance(reply_words(19), int)
+    text = "\n".join(m["content"] for m in extraction_messages(load_template("extract"), schema, "Text.", 19))
+    assert "under about 1400 words" in text and "1400.0" not in text

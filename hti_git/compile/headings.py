@@ -37,6 +37,7 @@ _ANNEX = re.compile(
     r"^(EXHIBIT|Exhibit|ANNEX|Annex|SCHEDULE|Schedule|APPENDIX|Appendix|ATTACHMENT|Attachment|ADDENDUM|Addendum)\b"
     r"(?:[ \t]+([A-Z]{1,2}|\d{1,3}(?:\.\d{1,3})?|[IVX]{1,5})(?:-\d{1,3})?\b)?\.?[ \t]*[:.\-–—]?[ \t]*(.*)$"
 )
+_COLUMN_HEAD = re.compile(r"(?:Number|No\.|#|Description|Title|Date)\b", re.IGNORECASE)
 # A filing's items: "Item 1A. Risk Factors", "ITEM 7. MANAGEMENT'S DISCUSSION ...", under its Parts
 _ITEM = re.compile(r"^(ITEM|Item)[ \t]+(\d{1,2}[A-C]?)\b\.?[ \t]*[:.\-–—]?[ \t]*(.*)$")
 ITEM_TITLE_CHARS = 160  # an item's title may be long ("Market for Registrant's Common Equity, ...")
@@ -212,6 +213,8 @@ def line_heading(line: str, start: int, nxt: str, nxt_start: int, prev: str) -> 
             return Heading(line_at, at + m.start(3), label, 0, m.group(2), kind="annex")  # the page number with it
         if (rest and not title_like(rest)) or not ends_sentence(prev) or nxt.strip()[:1].islower():
             return None  # "Exhibit G." wrapped from "... as set forth in" is a reference
+        if not m.group(2) and not rest and _COLUMN_HEAD.match(nxt.strip()):
+            return None  # "Exhibit" above "Number Exhibit Description ...": a table's column header
         title = f"{label} {display(rest.rstrip(' .:'))}".strip()
         return Heading(at, start + len(line.rstrip()), title, 0, m.group(2) or "", kind="annex")
     if m := _NUMBERED.match(stripped):

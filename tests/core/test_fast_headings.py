@@ -443,3 +443,15 @@ There have been no material changes to the risk factors described in the annual 
     titles = [h.title for h in find_headings(text)]
     assert titles.count("Item 1. Financial Statements") == 1 and "Part I" not in titles and "Part II" not in titles
     assert "Part I — Financial Information" in titles and "Part II — Other Information" in titles
+
+
+def test_an_exhibit_tables_column_header_is_not_an_attachment():
+    """A 10-Q's exhibit index printed to PDF wraps its first column's header: "Exhibit" / "Number ..."."""
+    text = """Item 6. Exhibits
+Incorporated by
+Reference
+Exhibit
+Number Exhibit Description Form Exhibit
+31.1* Rule 13a-14(a) / 15d-14(a) Certification of Chief Executive Officer.
+"""
+    assert [h.title for h in find_headings(text)] == ["Item 6. Exhibits"]

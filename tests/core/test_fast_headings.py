@@ -447,11 +447,13 @@ There have been no material changes to the risk factors described in the annual 
 
 def test_an_exhibit_tables_column_header_is_not_an_attachment():
     """A 10-Q's exhibit index printed to PDF wraps its first column's header: "Exhibit" / "Number ..."."""
-    text = """Item 6. Exhibits
+    text = """Item 5. Other Information
+The Company's Chief Executive Officer entered into a trading arrangement during the quarter.
+Item 6. Exhibits
 Incorporated by
 Reference
 Exhibit
 Number Exhibit Description Form Exhibit
 31.1* Rule 13a-14(a) / 15d-14(a) Certification of Chief Executive Officer.
 """
-    assert [h.title for h in find_headings(text)] == ["Item 6. Exhibits"]
+    assert [h.title for h in find_headings(text)] == ["Item 5. Other Information", "Item 6. Exhibits"]

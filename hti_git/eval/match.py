@@ -5,12 +5,16 @@ Rules, tried in order (the first that applies decides; `None` means "cannot tell
 - yes/no: the reference is Yes or No. The candidate's yes/no is its first word; an answer that was
   not found counts as No (the clause is absent). Extractive systems (no model) cannot say yes or no:
   they answer Yes when they found a passage with evidence and No when they found nothing.
+- absent: the reference says the document does not answer the question ("Not stated in the filing",
+  "Not in the document"): "not found" is right; a found passage is wrong (a model's answer, which
+  may say it is absent in other words, goes to the judge).
 - not found: a value question the system did not answer is wrong.
 - date: every date in the reference (11/9/05, 2005-11-09, November 9, 2005, 9th day of November,
   ...) is in the answer; a year missing on either side (CUAD writes 04/30/[]) matches any year.
 - containment: the normalised reference occurs in the normalised answer.
 - number: every number in the reference (digits or words: "thirty (30) days") is in the answer,
-  with the reference's units (days, months, years, percent).
+  with the units the reference gives its numbers ("30 days", "thirty (30) days", "74.0%"; not the
+  "year" of "the prior-year quarter").
 - names: each `;`-separated part of the reference (a party list), cut at its first parenthesis,
   occurs in the answer.
 """
@@ -45,10 +49,13 @@ _NUMBER_WORDS = {w: i for i, w in enumerate(
 _NUMBER_WORDS.update({"thirty": 30, "forty": 40, "forty-five": 45, "fifty": 50, "sixty": 60, "seventy": 70,
                       "eighty": 80, "ninety": 90, "hundred": 100, "one hundred": 100, "one hundred twenty": 120,
                       "one hundred eighty": 180, "three hundred sixty-five": 365, "twenty-four": 24})
+_ABSENT = re.compile(r"(?:not (?:stated|found|given|disclosed|mentioned|specified|provided|addressed|answered)"
+                     r"|not in the (?:document|filing|contract|agreement|text)|no answer)(?: in the [a-z ]+)?$")
 _NUMBER = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b|\b\d+(?:\.\d+)?\b")
 _UNITS = {"day": "day", "days": "day", "business": "business", "week": "week", "weeks": "week",
           "month": "month", "months": "month", "year": "year", "years": "year", "percent": "percent",
           "%": "percent", "hour": "hour", "hours": "hour"}
+_UNIT_AFTER_NUMBER = re.compile(r"\d\)?\s*(%|(?:" + "|".join(w for w in _UNITS if w != "%") + r")\b)", re.IGNORECASE)
 
 Date = tuple[int | None, int, int]  # (year or None, month, day)
 
@@ -85,6 +92,10 @@ def match_answer(reference: str, answer: str, found: bool, *, extractive: bool =
         if said is None:
             return Match(None, "yes-no: answer says neither")
         return Match(said == ref, "yes-no (extractive rule)" if extractive else "yes-no")
+    if _ABSENT.match(ref):  # "Not stated in the filing": the document does not answer it
+        if not found or not answer.strip():
+            return Match(True, "absent: not found")
+        return Match(False if extractive else None, "absent: the answer found something")
     if not found or not answer.strip():
         return Match(False, "not found")
     ref_dates = find_dates(reference)
@@ -98,7 +109,7 @@ def match_answer(reference: str, answer: str, found: bool, *, extractive: bool =
         return Match(True, "containment")
     ref_numbers = find_numbers(reference)
     if ref_numbers:
-        units = {_UNITS[w] for w in re.findall(r"[a-z]+|%", reference.lower()) if w in _UNITS}
+        units = {_UNITS[w.lower()] for w in _UNIT_AFTER_NUMBER.findall(reference)}  # "30 days", "(30) days", "74%"
         cand_units = {_UNITS[w] for w in re.findall(r"[a-z]+|%", answer.lower()) if w in _UNITS}
         if ref_numbers <= find_numbers(answer) and units <= cand_units:
             return Match(True, "number")

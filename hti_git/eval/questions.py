@@ -4,7 +4,9 @@
      "answer": "New York", "evidence": ["...the laws of the State of New York..."], "kind": "value"}
 
 `kind` (yes-no | value) is optional: a reference of exactly Yes or No is a yes/no question whatever
-its kind says (CUAD files some Yes/No answers under value categories).
+its kind says (CUAD files some Yes/No answers under value categories). A question the document does
+not answer has a reference such as "Not stated in the filing" or "Not in the document", and no
+evidence: "not found" is its right answer.
 """
 
 from __future__ import annotations

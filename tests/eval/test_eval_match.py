@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hti_git.errors import UsageError
-from hti_git.eval.match import find_dates, find_numbers, match_answer
+from hti_git.eval.match import Match, find_dates, find_numbers, match_answer
 from hti_git.eval.questions import parse_questions
 
 
@@ -54,3 +54,21 @@ def test_question_file_format_and_errors():
         parse_questions("{nope\n")
     with pytest.raises(UsageError, match="no questions"):
         parse_questions("\n")
+
+
+def test_a_reference_saying_the_document_does_not_answer_is_met_by_not_found():
+    """A filing's questions include ones it does not answer ("Not stated in the filing"): "not found"
+    is the right answer there, for a model and for `fast` alike."""
+    assert match_answer("Not stated in the filing", "not found", False) == Match(True, "absent: not found")
+    assert match_answer("Not in the document.", "", False, extractive=True).correct is True
+    assert match_answer("Not stated in the filing", "Revenue was $85.8 billion.", True, extractive=True).correct is False
+    assert match_answer("Not stated in the filing", "The filing gives no unit count.", True).correct is None  # judge
+    assert match_answer("None", "not found", False).correct is False  # "None" may be the answer itself
+
+
+def test_a_units_word_counts_only_after_a_number():
+    """"74.0% (up from 70.5% in the prior-year quarter)": "year" is no unit of its figures."""
+    answer = "74.0% Services gross margin percentage in Q3 2024 (vs. 70.5% in Q3 2023)"
+    assert match_answer("74.0% (up from 70.5% in the prior-year quarter)", answer, True).correct is True
+    assert match_answer("thirty (30) days", "within 30 months", True).correct is None  # the unit still counts
+    assert match_answer("thirty (30) days", "within thirty (30) days of notice", True).correct is True

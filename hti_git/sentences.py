@@ -2,13 +2,17 @@
 
 A full stop ends a sentence only before a capital, a digit or an opening bracket, and not after an
 abbreviation ("Inc.", "U.S."), an initial or a short section number; paragraph breaks and list
-items ("(a)", "7.10", "Section 4") end one too. No package imports: compile, query and sources use it.
+items ("(a)", "7.10", "Section 4") end one too. In text whose lines are kept (PDF text has no blank
+lines), a table's row is a sentence of its own and a filing's "Item 7." or "PART II" line starts one.
+Imports only `hti_git.text` (no package module imports this one back): compile, query and sources use it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+
+from hti_git.text import is_table_row
 
 MAX_SENTENCE_CHARS = 800  # a "sentence" longer than this narrows to its clause around the anchor
 # Ends of sentences, paragraphs and list items. A full stop counts only before a capital, a digit
@@ -62,6 +66,7 @@ def widen_to_sentence(text: str, start: int, end: int, limit: int = MAX_SENTENCE
         s = _word_start(text, lo) if lo > 0 else 0
     if e is None:
         e = _word_end(text, hi) if hi < len(text) else len(text)
+    s, e = _within_lines(text, s, e, start, end)
     if e - s > limit + (end - start):
         # an over-long sentence: the clause (between ; or :) around the words, else a window of words
         for m in _CLAUSE.finditer(text, s, start):
@@ -75,6 +80,35 @@ def widen_to_sentence(text: str, start: int, end: int, limit: int = MAX_SENTENCE
             e = min(e, _word_end(text, end + half))
     s, e = strip_span(text, s, e)
     return min(s, start), max(e, end)
+
+
+_LINE_STARTS_SECTION = re.compile(r"[ \t]*(?:ITEM|Item|PART|Part)[ \t]+(?:\d{1,2}[A-C]?|[IVX]{1,4})\b")
+
+
+def _within_lines(text: str, s: int, e: int, start: int, end: int) -> tuple[int, int]:
+    """[s, e) cut at the nearest line breaks around text[start:end] that a sentence does not cross:
+    beside a table's row, or before a filing's "Item 7." / "PART II" line."""
+    k = text.rfind("\n", s, start)
+    while k != -1:
+        if _breaks(text, k):
+            s = k + 1
+            break
+        k = text.rfind("\n", s, k)
+    k = text.find("\n", end, e)
+    while k != -1:
+        if _breaks(text, k):
+            e = k
+            break
+        k = text.find("\n", k + 1, e)
+    return s, e
+
+
+def _breaks(text: str, k: int) -> bool:
+    """Whether the line break at `k` ends a sentence whatever the punctuation says."""
+    before = text[text.rfind("\n", 0, k) + 1:k]
+    after_end = text.find("\n", k + 1)
+    after = text[k + 1:after_end if after_end != -1 else len(text)]
+    return is_table_row(before) or is_table_row(after) or bool(_LINE_STARTS_SECTION.match(after))
 
 
 def _word_start(text: str, at: int) -> int:

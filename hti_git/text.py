@@ -1,4 +1,4 @@
-"""Small text helpers every layer shares: canonical JSON and its hash, one-line text, column gaps.
+"""Small text helpers every layer shares: canonical JSON and its hash, one-line text, column gaps, table rows.
 
 No package imports, so any module may use them without an import cycle.
 """
@@ -13,6 +13,23 @@ from typing import Any
 # Three or more spaces between words: a table's column gap, or a line break a text export kept when it
 # joined a page's lines into one
 GAP = re.compile(r"(?<=\S)[ \t]{3,}(?=\S)")
+PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")  # a Markdown table's row
+_FIGURE = re.compile(r"\(?[-\u2212]?\$?\d[\d,]*(?:\.\d+)?\)?%?|[\u2014\u2013-]")  # 1,234 (56) -4 12.5% —
+_UNIT = frozenset({"$", "%", ")%", "%)"})
+_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?[ \t]+\d{1,2},?[ \t]+\d{4}\b",
+                   re.IGNORECASE)  # "April 26, 2016": a date's two numbers are not two columns
+
+
+def is_table_row(line: str) -> bool:
+    """A table's row: of a pipe table, of three columns or more set apart by gaps, or as PDF text gives a
+    row (columns one space apart): a label ending in two figures or more ("Net income $ 93,736 $ 96,995"),
+    or a line of figures mostly ("2024 Change 2023 Change 2022"); not a line ending in a date."""
+    if PIPE_ROW.match(line) or len(GAP.findall(line)) >= 2:
+        return True
+    words = [w for w in _DATE.sub("date", line).split() if w not in _UNIT]
+    figures = [bool(_FIGURE.fullmatch(w)) for w in words]
+    trailing = next((i for i, f in enumerate(reversed(figures)) if not f), len(figures))
+    return trailing >= 2 or (sum(figures) >= 2 and 2 * sum(figures) > len(words))
 
 
 def canonical_json(value: Any) -> str:

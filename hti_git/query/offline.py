@@ -46,7 +46,7 @@ from hti_git.query.naming import naming_stems
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
-from hti_git.text import GAP
+from hti_git.text import PIPE_ROW, is_table_row
 from hti_git.tokens import estimate_tokens
 
 FOUND_COVERAGE = 0.28  # share of the question's idf mass the best clause read holds ...
@@ -140,36 +140,21 @@ def ask_fast(
     return answer
 
 
-_PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
-_FIGURE = re.compile(r"\(?[-\u2212]?\$?\d[\d,]*(?:\.\d+)?\)?%?|[\u2014\u2013-]")  # 1,234 (56) -4 12.5% —
 _RULE = re.compile(r":?-*:?")  # a cell of a Markdown table's header rule, or an empty one
-_UNIT = frozenset({"$", "%", ")%", "%)"})
-
-
-def _is_row(line: str) -> bool:
-    """A table row: of a pipe table, of three columns or more set apart by gaps, or as PDF text gives a
-    row (columns one space apart): a label ending in two figures or more ("Net income $ 93,736 $ 96,995"),
-    or a line of figures mostly ("2024 Change 2023 Change 2022")."""
-    if _PIPE_ROW.match(line) or len(GAP.findall(line)) >= 2:
-        return True
-    words = [w for w in line.split() if w not in _UNIT]
-    figures = [bool(_FIGURE.fullmatch(w)) for w in words]
-    trailing = next((i for i, f in enumerate(reversed(figures)) if not f), len(figures))
-    return trailing >= 2 or (sum(figures) >= 2 and 2 * sum(figures) > len(words))
 
 
 def _shown(passage: str) -> str:
     """A passage as the answer shows it: on one line, or, when it holds a table (two rows or more,
-    `_is_row`), each row on a line of its own with its spaces collapsed, so the figures stay beside
+    `text.is_table_row`), each row on a line of its own with its spaces collapsed, so the figures stay beside
     their row's label, and the prose between rows on one line."""
     lines = [line for line in passage.splitlines() if line.strip()]
-    rows = [_is_row(line) for line in lines]
+    rows = [is_table_row(line) for line in lines]
     if sum(rows) < 2:
         return " ".join(" ".join(line.split()) for line in lines)
     out: list[str] = []
     prose = False  # whether out[-1] is prose that the next prose line continues
     for line, row in zip(lines, rows):
-        if _PIPE_ROW.match(line):  # a Markdown table's row: its cells, without the empty ones
+        if PIPE_ROW.match(line):  # a Markdown table's row: its cells, without the empty ones
             cells = [" ".join(c.split()) for c in line.strip().strip("|").split("|")]
             if all(_RULE.fullmatch(c) for c in cells):
                 continue  # the |:---|---:| line under a table's header

@@ -6,12 +6,13 @@ stub) to the real `openai` SDK over HTTP, and runs hti-git as a user would:
 
 1. `hti-git compile` of the distributor, co-branding and collaboration agreements (PDFs) with the
    `standard` method, answered from run 7's records (the indices runs 12-36 navigated);
-2. `hti-git eval --method llm --no-judge` on those contracts' 115 CUAD questions, answered from runs
-   35 and 36 (34 and 81 questions).
+2. `hti-git eval --method llm --no-judge` on those contracts' 115 CUAD questions, answered from run
+   40 (the 34 and 81 questions of runs 35 and 36, asked again after the navigation prompt's rule on
+   absence was reworded).
 
 A request the records do not hold is a *miss*: the code now asks the model something it was never
 asked, and the stub answers it with a placeholder. With no miss, every answer, citation, call and
-fallback is the recorded model's, so the README's figures (28 of 34 and 65 of 81) hold for this code;
+fallback is the recorded model's, so the README's figures (93 of 115) hold for this code;
 any miss means the model must be asked again.
 
     python bench/replay_runs.py            # HTI_SHARED=/path/to/shared to point elsewhere
@@ -35,7 +36,7 @@ from tests.support.openai_stub import OpenAIStub, default_handler
 RECORDS = ROOT / "bench" / "records"
 CONTRACTS = ("europeanmicroholdingsinc", "invendacorp", "microgenics")
 COMPILE_RUN = ("run7-compile",)
-ASK_RUNS = ("run35-navigate", "run36-navigate")
+ASK_RUNS = ("run40-navigate",)
 
 
 # Prompt changes since the runs were recorded that change no meaning, matched on both sides and listed
@@ -110,7 +111,7 @@ def main() -> int:
         with OpenAIStub(ask_replies) as stub:
             out = hti(["eval", str(root / "qa.jsonl"), "--method", "llm", "--no-judge", "--no-cache",
                        "--out", str(root / "out")], root / "idx", stub)
-        print(f"ask {len(questions)} questions (runs 35-36's records): {ask_replies.hits} requests replayed, "
+        print(f"ask {len(questions)} questions (run 40's records): {ask_replies.hits} requests replayed, "
               f"{len(ask_replies.misses)} never asked before")
         print(out.strip().splitlines()[2] if len(out.strip().splitlines()) > 2 else out)
     missed = len(compile_replies.misses) + len(ask_replies.misses)

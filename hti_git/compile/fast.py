@@ -247,9 +247,18 @@ def _list_summary(items: list, noun: str = "") -> str:
     return out
 
 
+# The banner above an SEC filing's form name: "UNITED STATES / SECURITIES AND EXCHANGE COMMISSION /
+# Washington, D.C. 20549 / FORM 10-Q / (Mark One)": the form, not the country, is the document's title
+_FILING_BANNER = re.compile(r"(?:united states|securities and exchange commission|washington,? d\.?\s?c\.?(?: \d{5})?"
+                            r"|\(mark one\))", re.IGNORECASE)
+_TAG = re.compile(r"</?[a-zA-Z][\w-]*(?:\s[^<>]{0,80})?>")
+
+
 def _document_title(text: str, sections: list[structure.Section], file_name: str) -> str:
     for line in text.splitlines()[:15]:
-        line = line.strip().lstrip("#").strip()
+        line = _TAG.sub("", line).strip().lstrip("#").strip()  # Markdown converted from HTML: <div ...>
+        if _FILING_BANNER.fullmatch(line) or not line.strip("|:- "):  # a banner, an empty table row
+            continue
         if 4 <= len(line) <= 100 and not line.endswith((",", ";")):
             return line if not line.isupper() else line.title()
         if len(line) > 100:

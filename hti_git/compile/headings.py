@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hti_git.text import GAP
+from hti_git.text import GAP, is_table_row
 
 SMALL_WORDS = frozenset(
     "of and to the in for or on by a an with as at its from upon under between into against not no nor vs "
@@ -386,18 +386,23 @@ def _subheading_line(raw: str, lines: list[tuple[str, int]], i: int, packed: boo
         return False
     if not packed:
         return True
+    if _GLUED.search(line):
+        return False  # "Non-CurrentMarketableSecurities": a table header whose words PDF text ran together
     prev, nxt, after = (lines[j][0].strip() if 0 <= j < len(lines) else "" for j in (i - 1, i + 1, i + 2))
     after_end = (not prev or prev.endswith((".", ":", "?", "!", ")", "”", '"')) or prev[-1].isdigit()
-                 or prev[-1] == "%" or title_like(prev) or bool(_ITEM.match(prev)))  # a sentence's, a table's, a page's end; a heading
+                 or prev[-1] == "%" or title_like(prev) or bool(_ITEM.match(prev)) or is_table_row(prev))  # a sentence's, a table's, a page's end; a heading
     # a paragraph follows, or another subheading and then a paragraph ("Note 1 – Summary ...", "Basis of ...")
     return after_end and (_paragraph(nxt) or (title_like(nxt) and not _NOT_A_TITLE.search(nxt) and _paragraph(after)))
 
 
 def _paragraph(line: str) -> bool:
-    """The first line of a paragraph in packed text: a long line starting as a sentence does."""
-    return len(line) >= 40 and (line[0].isupper() or line[0].isdigit() or line[0] in "“\"•(") and not title_like(line)
+    """The first line of a paragraph in packed text: a long line starting as a sentence does (not a
+    table's row: "Securities" above "Cash $ 22,866 $ — $ 22,866" is a column header)."""
+    return (len(line) >= 40 and (line[0].isupper() or line[0].isdigit() or line[0] in "“\"•(")
+            and not title_like(line) and not is_table_row(line))
 
 
+_GLUED = re.compile(r"[a-z][A-Z][a-z]+[A-Z]")  # two capitals inside one word: words run together
 PACKED = 0.02  # text with fewer blank lines than this share of its lines is packed (PDF text has none)
 
 

@@ -114,3 +114,18 @@ def test_a_quoted_row_of_a_pdf_table_is_its_own_sentence():
     sentence = text[slice(*widen_to_sentence(text, at, at + len("Three Months")))]
     assert sentence.startswith("Item 1. Financial Statements") and sentence.endswith("Net sales:"), sentence
     assert "Mine Safety" not in sentence
+
+
+def test_a_filings_title_is_its_form_not_the_sec_banner(tmp_path):
+    """Every filing opens "UNITED STATES / SECURITIES AND EXCHANGE COMMISSION / Washington, D.C.": the
+    root page's title is the form ("Form 10-Q"), from the PDF and from Markdown converted from HTML."""
+    from hti_git.store import IndexRepo as Repo
+
+    init_index(tmp_path / "idx")
+    with Repo(tmp_path / "idx") as repo:
+        for name in ("apple-10-q-2024.pdf", "apple-10-k-2024.md"):
+            compile_path(repo, FILING.with_name(name), Settings(), method="fast")
+        snapshot = repo.snapshot()
+        titles = [snapshot.read_text(f"{doc}/index.md").split("\n# ", 1)[1].splitlines()[0]
+                  for doc in ("apple-10-q-2024", "apple-10-k-2024")]
+    assert titles == ["Form 10-Q", "Form 10-K"], titles

@@ -381,6 +381,9 @@ Three Months Ended
 June 29, 2024 July 1, 2023
 Americas $ 167,045 3 % $ 162,560
 Total net sales $ 391,035 2 % $ 383,285
+Non-CurrentMarketableSecurities
+Securities
+Cash $ 22,866 $ — $ — $ 22,866 $ 22,866 $ —
 Americas
 Americas net sales increased during 2024 compared to 2023 due primarily to higher net sales of Services
 and the Company's Growth in Emerging Markets
@@ -406,6 +409,8 @@ def test_a_pdfs_filing_without_blank_lines_has_its_subheadings():
     assert "Three Months Ended" not in titles  # a table's column header: no paragraph follows
     assert "and the Company's Growth in Emerging Markets" not in titles  # the rest of a sentence
     assert not any(t.startswith("Total net sales") for t in titles)
+    # column headers above a row: one run together by PDF text, one above figures, not a paragraph
+    assert "Securities" not in titles and "Non-CurrentMarketableSecurities" not in titles
     outline = [(s.title, s.parents[-1:]) for s in find_sections(PACKED_FILING) if s.parents]
     mdna = "Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations"
     assert ("Segment Operating Performance", [mdna]) in outline

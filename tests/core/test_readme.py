@@ -1,7 +1,7 @@
 """The README's console blocks are true: each `$ hti-git ...` runs, and prints what the block shows.
 
-A block is a transcript: commands run in order in one temporary directory (with `examples/` beside
-it, as in a checkout), `cd` included. In the expected output a line `...` stands for any number of
+A block is a transcript: commands run in order in one temporary directory (with `examples/` and
+`bench/` beside it, as in a checkout), `cd` included. In the expected output a line `...` stands for any number of
 lines, `...` or `…` inside a line for any text; commit shas, timings and the temporary path vary.
 Commands whose arguments are placeholders ("...") are not run. Blocks that need a model endpoint
 (`--model`, `--judge-model`) are left out; the stub-model transcript is covered by the standard
@@ -86,6 +86,7 @@ def test_console_block_is_true(tmp_path, path, index, block):
     work = tmp_path / "tmp"
     work.mkdir()
     (work / "examples").symlink_to(ROOT / "examples")
+    (work / "bench").symlink_to(ROOT / "bench")  # the filings of bench/data
     cwd = work
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "HTI_MODEL", "HTI_METHOD"))}
     env["PYTHONIOENCODING"] = "utf-8"

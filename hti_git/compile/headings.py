@@ -389,10 +389,16 @@ def _subheading_line(raw: str, lines: list[tuple[str, int]], i: int, packed: boo
     if _GLUED.search(line):
         return False  # "Non-CurrentMarketableSecurities": a table header whose words PDF text ran together
     prev, nxt, after = (lines[j][0].strip() if 0 <= j < len(lines) else "" for j in (i - 1, i + 1, i + 2))
-    after_end = (not prev or prev.endswith((".", ":", "?", "!", ")", "”", '"')) or prev[-1].isdigit()
-                 or prev[-1] == "%" or title_like(prev) or bool(_ITEM.match(prev)) or is_table_row(prev))  # a sentence's, a table's, a page's end; a heading
     # a paragraph follows, or another subheading and then a paragraph ("Note 1 – Summary ...", "Basis of ...")
-    return after_end and (_paragraph(nxt) or (title_like(nxt) and not _NOT_A_TITLE.search(nxt) and _paragraph(after)))
+    return _ends_block(prev) and (_paragraph(nxt) or (title_like(nxt) and not _NOT_A_TITLE.search(nxt)
+                                                      and _paragraph(after)))
+
+
+def _ends_block(line: str) -> bool:
+    """What may come before a subheading in packed text: nothing, the end of a sentence, a table's row,
+    a page's footer (ending in its number), or a heading."""
+    return (not line or line.endswith((".", ":", "?", "!", ")", "”", '"', "%")) or line[-1].isdigit()
+            or title_like(line) or bool(_ITEM.match(line)) or is_table_row(line))
 
 
 def _paragraph(line: str) -> bool:

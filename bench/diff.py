@@ -28,6 +28,7 @@ from hti_git.index.linemap import LineMap
 from hti_git.index.page import Page
 from hti_git.store import IndexRepo
 from hti_git.text import canonical_sha256
+from hti_git.workspace import init_index
 
 DOC = "synthetic"
 PER_PART = 10  # subjects per sub-category page
@@ -127,7 +128,7 @@ def _hti() -> list[str]:
 
 def bench_index(root: Path, n: int, fractions: list[float], runs: int, fixed: int | None = None) -> list[dict]:
     """Build an n-subject index at `root`, one branch per change size; time both diffs on each."""
-    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    init_index(root)  # an index repository (hti.yaml): hti-git's commands refuse a bare Git repository
     t0 = time.perf_counter()
     base = build(n)
     with IndexRepo(root) as repo:

@@ -54,7 +54,7 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 # quarter of 2023", "as of December 31, 2024"): it says when, not where; its words weigh as elaboration
 _PERIOD = re.compile(
     rf"\b(?:(?:in|for|during|at|as of|by|through|over|of)\s+)?(?:the\s+)?(?:end\s+of\s+)?(?:the\s+)?"
-    rf"(?:(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter\s+(?:of\s+)?)?"
+    rf"(?:(?:fiscal\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter\s+(?:of\s+)?)?"
     rf"(?:(?:fiscal|calendar)\s+)?(?:year\s+)?(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?:fy\s?|q[1-4]\s?)?(?:19|20)\d\d\b"
     rf"(?:\s+(?:fiscal\s+|calendar\s+)?(?:year|quarter)\b)?",
     re.IGNORECASE)

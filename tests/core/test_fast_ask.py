@@ -294,6 +294,8 @@ def test_the_period_a_question_asks_about_weighs_as_elaboration():
     assert focus["year"] == ELABORATION
     assert question_focus("When does the company's fiscal year end?")["fiscal"] == 1.0
     assert question_focus("What was revenue in the third quarter of 2023?")["quarter"] == ELABORATION
+    focus = question_focus("What diluted EPS did it report for its fiscal third quarter of 2024?")
+    assert focus["fiscal"] == focus["third"] == ELABORATION and focus["dilut"] == 1.0
     # "how much" and "how many" ask for a quantity; they name nothing to look for
     assert question_stems("How much profit, and how many employees, roughly?") == ["profit", "employe"]
 

@@ -16,8 +16,8 @@ GAP = re.compile(r"(?<=\S)[ \t]{3,}(?=\S)")
 PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")  # a Markdown table's row
 _FIGURE = re.compile(r"\(?[-\u2212]?\$?\d[\d,]*(?:\.\d+)?\)?%?|[\u2014\u2013-]")  # 1,234 (56) -4 12.5% —
 _UNIT = frozenset({"$", "%", ")%", "%)"})
-_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?[ \t]+\d{1,2},?[ \t]+\d{4}\b",
-                   re.IGNORECASE)  # "April 26, 2016": a date's two numbers are not two columns
+MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"  # a month's name or abbreviation
+_DATE = re.compile(rf"\b{MONTH}[ \t]+\d{{1,2}},?[ \t]+\d{{4}}\b", re.IGNORECASE)  # "April 26, 2016": one cell
 
 
 def is_table_row(line: str) -> bool:

@@ -11,6 +11,7 @@ import re
 from collections import Counter
 
 from hti_git.compile import structure
+from hti_git.compile.headings import without_html
 from hti_git.index.model import Category, FieldValue, Record, Subject
 from hti_git.index.plural import counted
 from hti_git.index.slug import unique_slug
@@ -251,12 +252,11 @@ def _list_summary(items: list, noun: str = "") -> str:
 # Washington, D.C. 20549 / FORM 10-Q / (Mark One)": the form, not the country, is the document's title
 _FILING_BANNER = re.compile(r"(?:united states|securities and exchange commission|washington,? d\.?\s?c\.?(?: \d{5})?"
                             r"|\(mark one\))", re.IGNORECASE)
-_TAG = re.compile(r"</?[a-zA-Z][\w-]*(?:\s[^<>]{0,80})?>")
 
 
 def _document_title(text: str, sections: list[structure.Section], file_name: str) -> str:
     for line in text.splitlines()[:15]:
-        line = _TAG.sub("", line).strip().lstrip("#").strip()  # Markdown converted from HTML: <div ...>
+        line = without_html(line).lstrip("#").strip()
         if _FILING_BANNER.fullmatch(line) or not line.strip("|:- "):  # a banner, an empty table row
             continue
         if 4 <= len(line) <= 100 and not line.endswith((",", ";")):

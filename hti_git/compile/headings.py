@@ -48,6 +48,15 @@ _PAGE_REF = re.compile(r"[ \t.·…]*\b(?:\d{1,3}|[ivxlc]{1,6})$")  # "Risk Fact
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,3})(\.?)[ \t]+(\S.*)$")
 _HTML_TAGS = re.compile(r"(?:<[a-zA-Z][\w-]*(?:\s[^<>]{0,80})?>\s*)+")
 _HTML_CLOSING = re.compile(r"(?:\s*</[a-zA-Z][\w-]*>)+\s*$")
+
+
+def without_html(line: str) -> str:
+    """A line of Markdown converted from HTML without the tags around its text ("<div align='center'>
+    PART I</div>")."""
+    line = line.strip()
+    if tag := _HTML_TAGS.match(line):
+        line = line[tag.end():]
+    return _HTML_CLOSING.sub("", line)
 _MD = re.compile(r"^(#{1,6})[ \t]+(\S.{0,150})$")
 _SCENE = re.compile(r"^((?:\d+[ \t]+)?(?:INT\.|EXT\.|INT/EXT\.?|I/E\.?)[^\n]{2,100})$")
 _TITLE_END = re.compile(r"(?:\.|[ \t]*:|[ \t]+[–—-])[ \t]+(?=[\"“(]?[A-Z0-9(])|[ \t]+(?=\d{1,2}\.\d{1,2}[ \t])")

@@ -30,6 +30,7 @@ from hti_git.query.naming import legal_names, name_stems
 from hti_git.query.thesaurus import abbreviated, spelled_out, synonyms, word_forms
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
+from hti_git.text import MONTH
 
 K1, B = 1.2, 0.75
 SYNONYM_WEIGHT = 0.5  # an equivalent's occurrence (`thesaurus`) counts this share of the question word's own
@@ -49,13 +50,12 @@ _ELABORATION = re.compile(r"\([^)]*\)|\b(?:such as|e\.g\.|for example|including|
                           re.IGNORECASE | re.DOTALL)
 
 
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 # The period a question asks about ("in fiscal 2024", "for the 2024 fiscal year", "at the end of the third
 # quarter of 2023", "as of December 31, 2024"): it says when, not where; its words weigh as elaboration
 _PERIOD = re.compile(
     rf"\b(?:(?:in|for|during|at|as of|by|through|over|of)\s+)?(?:the\s+)?(?:end\s+of\s+)?(?:the\s+)?"
     rf"(?:(?:fiscal\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter\s+(?:of\s+)?)?"
-    rf"(?:(?:fiscal|calendar)\s+)?(?:year\s+)?(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?:fy\s?|q[1-4]\s?)?(?:19|20)\d\d\b"
+    rf"(?:(?:fiscal|calendar)\s+)?(?:year\s+)?(?:{MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?:fy\s?|q[1-4]\s?)?(?:19|20)\d\d\b"
     rf"(?:\s+(?:fiscal\s+|calendar\s+)?(?:year|quarter)\b)?",
     re.IGNORECASE)
 # ... and a span of months ("the first nine months of", "the three months ended", "the last twelve months")

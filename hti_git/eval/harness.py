@@ -24,6 +24,7 @@ from hti_git.eval.cache import CACHE_FILE, EvalCache, eval_key
 from hti_git.eval.evidence import EvidenceLocator, overlaps
 from hti_git.eval.judge import Ruling, judge, judge_template
 from hti_git.eval.match import match_answer
+from hti_git.eval.parallel import answer_in_workers
 from hti_git.eval.questions import Question
 from hti_git.eval.systems import (
     BASELINES,
@@ -58,6 +59,7 @@ class EvalOptions:
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
     use_cache: bool = True
     index: bool = True  # False: the baselines only (served by another model or answerer)
+    jobs: int = 1  # questions answered at once, each in a worker process (eval/parallel.py)
 
 
 @dataclass
@@ -126,19 +128,32 @@ def run_eval(repo: IndexRepo, settings: Settings, questions: list[Question], opt
         total, done = len(plan) * len(questions), 0
         identity = _identity(settings, method, options, root)
         for label, kind, snap in plan:
-            for q in questions:
-                key = eval_key(kind=kind, commit=snap.sha if kind == "index" else _source_sha(snap, q.doc),
-                               question=q.question, doc=q.doc, **identity[kind])
+            keys = [eval_key(kind=kind, commit=snap.sha if kind == "index" else _source_sha(snap, q.doc),
+                             question=q.question, doc=q.doc, **identity[kind]) for q in questions]
+            answers: dict[int, SystemAnswer] = {}
+            for i, key in enumerate(keys):
                 cached = cache.get(key)
-                if cached is None:
-                    answer = _answer(kind, repo, settings, sources[snap.sha], q, method, options, provider, root)
-                    cache.put(key, answer.to_dict())
-                else:
-                    answer = SystemAnswer.from_dict(cached)
-                run.results.append(_row(label, kind, snap, q, answer, method, cached is not None))
+                if cached is not None:
+                    answers[i] = SystemAnswer.from_dict(cached)
+            todo = [(i, q) for i, q in enumerate(questions) if i not in answers]
+            done += len(answers)
+            if answers and progress is not None:
+                progress(done, total, label)
+            if options.jobs > 1 and len(todo) > 1 and provider is None and snap.sha is not None:
+                found = answer_in_workers(options.jobs, str(repo.git_dir), snap.sha, snap.rev, kind, settings,
+                                          todo, method, options, root, _answer)
+            else:
+                found = ((i, _answer(kind, repo, settings, sources[snap.sha], q, method, options, provider, root))
+                         for i, q in todo)
+            for i, answer in found:  # each answer is cached as it comes: an interrupted run resumes
+                cache.put(keys[i], answer.to_dict())
+                answers[i] = answer
                 done += 1
                 if progress is not None:
                     progress(done, total, label)
+            cached_ids = {i for i in range(len(questions))} - {i for i, _ in todo}
+            for i, q in enumerate(questions):
+                run.results.append(_row(label, kind, snap, q, answers[i], method, i in cached_ids))
         _score(run, questions, sources, cache, judge_settings, options, judge_provider, repo, root)
     finally:
         cache.close()

@@ -136,3 +136,22 @@ def test_baselines_only_runs_no_index(repo, questions_file, tmp_path):
     assert "chunks" in (out / "report.md").read_text()
     bad = _eval(repo, str(questions_file), "--baselines-only", "--out", str(out))
     assert bad.exit_code == 2 and "--baselines-only needs at least one --baseline" in bad.output
+
+
+def test_answering_in_four_worker_processes_gives_the_same_rows_as_one(repo, questions_file):
+    qs = load_questions(questions_file)
+    rows = {}
+    for jobs in (1, 4, 4):
+        run = run_eval(repo, Settings(), qs, EvalOptions(baselines=("chunks",), use_cache=False, jobs=jobs))
+        rows.setdefault(jobs, []).append([{k: r[k] for k in ("system", "question", "answer", "found", "correct",
+                                                            "citations", "tokens")} for r in run.results])
+    assert rows[1][0] == rows[4][0] == rows[4][1]
+    assert [r["system"] for r in rows[4][0]].count("chunks") == len(qs) >= 8
+
+
+def test_a_resumed_parallel_run_answers_only_what_is_not_cached(repo, questions_file):
+    qs = load_questions(questions_file)
+    first = run_eval(repo, Settings(), qs[:3], EvalOptions(jobs=2))
+    again = run_eval(repo, Settings(), qs, EvalOptions(jobs=2))
+    assert [r["cached"] for r in again.results] == [True] * 3 + [False] * (len(qs) - 3)
+    assert [r["answer"] for r in again.results[:3]] == [r["answer"] for r in first.results]

@@ -98,3 +98,25 @@ def test_no_judge_flag_scores_deterministically_with_a_model(repo, stub, tmp_pat
     assert result.exit_code == 0, result.output
     assert "Judge off" in result.output
     assert not [r for r in stub.requests if "You grade answers" in r.messages[0]["content"]]
+
+
+def test_questions_answered_in_worker_processes_give_the_same_report(repo, stub, tmp_path):
+    """-j 3: each question in a spawned worker that opens the repository itself, over HTTP to the stub."""
+    qa = write_questions(tmp_path / "qa.jsonl", cuad_questions())
+
+    def run(jobs: int, out: str) -> list[dict]:
+        stub.reset()
+        result = CliRunner().invoke(main, ["-C", str(repo.root), "eval", str(qa), "--no-judge", "--no-cache",
+                                           "-j", str(jobs), "--out", str(tmp_path / out), "--json"],
+                                    catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        rows = [json.loads(line) for line in (tmp_path / out / "results.jsonl").read_text().splitlines()]
+        assert len(stub.requests) == sum(r["usage"]["calls"] for r in rows) > len(rows)
+        return rows
+
+    one, three = run(1, "one"), run(3, "three")
+    assert len(one) == len(cuad_questions()) >= 10
+    assert [r["question"] for r in three] == [r["question"] for r in one]  # question order, not finishing order
+    for a, b in zip(one, three):
+        assert (a["answer"], a["found"], a["correct"], a["citations"], a["usage"]) == \
+               (b["answer"], b["found"], b["correct"], b["citations"], b["usage"])

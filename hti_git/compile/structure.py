@@ -121,8 +121,9 @@ def proper_names(text: str, min_count: int = 3, limit: int = 60) -> list[tuple[s
     for m in _PROPER.finditer(text):
         name = m.group(1)
         before = text[max(0, m.start() - 2): m.start()]
-        if len(name) < 3 or (" " not in name and (m.start() == 0 or before.strip() in (".", "!", "?", "", "•"))):
-            continue  # a word that starts a sentence, a line or a list item ("Additionally, ...") says nothing
+        if len(name) < 3 or (" " not in name and (m.start() == 0 or before.strip() in (".", "!", "?", "", "•", "|"))):
+            continue  # a word that starts a sentence, a line, a list item or a table's cell ("Additionally, ...",
+            # "| Accumulated deficit |") says nothing
         counts[name] += 1
     common = {"The", "This", "That", "Such", "Any", "All", "Each", "If", "In", "No", "Upon", "For", "Section", "Article",
               "Agreement", "Item", "Part", "Note", "Table", "Exhibit", "Schedule", "Annex", "Total", "Yes", "See", "As",

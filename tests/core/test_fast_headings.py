@@ -462,3 +462,12 @@ Number Exhibit Description Form Exhibit
 31.1* Rule 13a-14(a) / 15d-14(a) Certification of Chief Executive Officer.
 """
     assert [h.title for h in find_headings(text)] == ["Item 5. Other Information", "Item 6. Exhibits"]
+
+
+def test_a_word_opening_a_table_cell_is_a_row_label_not_a_name():
+    from hti_git.compile.structure import proper_names
+
+    text = ("| Accumulated deficit | (4,726) | (214) |\n| Proceeds from issuance | 1,200 | 900 |\n"
+            "| Weighted-average shares | 15,222 | 15,697 |\n") * 3 + "Apple Inc. and Foxconn reported results. " * 3
+    names = [n for n, _ in proper_names(text)]
+    assert "Foxconn" in names and not {"Accumulated", "Proceeds", "Weighted"} & set(names)

@@ -18,7 +18,7 @@ answers in `--record NAME` (bench/records/NAME-compile and NAME-navigate), so a 
 few requests is measured by asking the model those few, not the whole run again.
 
     python bench/replay_runs.py            # HTI_SHARED=/path/to/shared to point elsewhere
-    python bench/replay_runs.py --ask-misses http://127.0.0.1:8766/v1 --record run43
+    python bench/replay_runs.py --ask-misses http://127.0.0.1:8766/v1[,http://127.0.0.1:8767/v1] --record run43
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from tests.support.openai_stub import OpenAIStub, default_handler
 
 RECORDS = ROOT / "bench" / "records"
 CONTRACTS = ("europeanmicroholdingsinc", "invendacorp", "microgenics")
-COMPILE_RUNS = ("run42-compile",)
-ASK_RUNS = ("run42-navigate",)
+COMPILE_RUNS = ("run42-compile", "run43-compile")
+ASK_RUNS = ("run42-navigate", "run43-navigate")
 RECORDED = ("messages", "response_format", "max_tokens")
 
 
@@ -106,7 +106,10 @@ def hti(args: list[str], cwd: Path, stub: OpenAIStub) -> str:
 
 def main() -> int:
     args = sys.argv[1:]
-    ask = args[args.index("--ask-misses") + 1] if "--ask-misses" in args else None
+    # one endpoint for both, or two (compile,ask): a model that compiled a document must not answer
+    # questions about it
+    urls = args[args.index("--ask-misses") + 1].split(",") if "--ask-misses" in args else [None]
+    ask, ask_questions = urls[0], urls[-1]
     record = args[args.index("--record") + 1] if "--record" in args else None
     if (ask is None) != (record is None):
         print("--ask-misses URL and --record NAME go together")
@@ -136,9 +139,9 @@ def main() -> int:
         if compile_replies.misses and not ask:
             print("the compile asks the model something new: the README's model figures need a new run")
             return 1
-        ask_replies = Replayer(ask_runs, ask)
+        ask_replies = Replayer(ask_runs, ask_questions)
         with OpenAIStub(ask_replies) as stub:
-            out = hti(["eval", str(root / "qa.jsonl"), "--method", "llm", "--no-judge", "--no-cache",
+            out = hti(["eval", str(root / "qa.jsonl"), "--method", "llm", "--no-judge", "--no-cache", "-j", "4",
                        "--out", str(root / "out")], root / "idx", stub)
         if record:
             ask_replies.save(f"{record}-navigate")

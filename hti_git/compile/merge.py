@@ -1,6 +1,7 @@
 """Merge (paper §3.3): per-chunk subjects into one record.
 
-Subjects of one category are the same subject when their normalised names or aliases meet. For a
+Subjects of one category are the same subject when their normalised names or aliases meet, except
+an alias that two subjects of one reply share: "Party", given for both parties, names neither. For a
 field the first non-empty value is kept and a differing later value is kept beside it (nothing the
 document says is quietly lost); an equal value only adds its spans. Categories never change: they
 are the schema's, in schema order; only their subject lists grow.
@@ -56,9 +57,11 @@ def merge(schema: Schema, per_chunk: list[list[Extracted]], title: str, notes: l
     by_category: dict[str, list[Merged]] = {key: [] for key in keyed}
     field_order = {key: [f.name for f in c.fields] for key, c in keyed.items()}
     capped: dict[str, int] = {}
+    shared = shared_aliases(per_chunk)
     for extracted in per_chunk:
         for item in extracted:
-            keys = {name_key(item.name)} | {name_key(a) for a in item.aliases}
+            aliases = [a for a in item.aliases if (item.category, name_key(a)) not in shared]
+            keys = {name_key(item.name)} | {name_key(a) for a in aliases}
             keys.discard("")
             if not keys:
                 continue
@@ -66,7 +69,7 @@ def merge(schema: Schema, per_chunk: list[list[Extracted]], title: str, notes: l
             if found is None:
                 found = Merged(Subject(name=item.name, slug=""), item.category)
                 by_category[item.category].append(found)
-            _absorb(found, item, keys, capped)
+            _absorb(found, item, aliases, keys, capped)
     for label, count in sorted(capped.items()):
         notes.append(f"merge: {label}: {count} further value(s) over the cap of {MAX_VALUES_PER_FIELD} not kept")
 
@@ -94,7 +97,23 @@ def merge(schema: Schema, per_chunk: list[list[Extracted]], title: str, notes: l
     return MergeResult(record, merged, categories)
 
 
-def _absorb(m: Merged, item: Extracted, keys: set[str], capped: dict[str, int]) -> None:
+def shared_aliases(per_chunk: list[list[Extracted]]) -> set[tuple[str, str]]:
+    """(category, alias key) pairs that two differently named subjects of one reply both give as an
+    alias: the model told them apart, so the alias ("Party", "Licensor" of two licences) identifies
+    neither and must not merge them, in that chunk or any other."""
+    shared: set[tuple[str, str]] = set()
+    for extracted in per_chunk:
+        claimed: dict[tuple[str, str], str] = {}
+        for item in extracted:
+            own = name_key(item.name)
+            for key in {name_key(a) for a in item.aliases} - {own, ""}:
+                other = claimed.setdefault((item.category, key), own)
+                if other != own:
+                    shared.add((item.category, key))
+    return shared
+
+
+def _absorb(m: Merged, item: Extracted, aliases: list[str], keys: set[str], capped: dict[str, int]) -> None:
     m.keys |= keys
     if item.chunk not in m.chunks:
         m.chunks.append(item.chunk)
@@ -103,7 +122,7 @@ def _absorb(m: Merged, item: Extracted, keys: set[str], capped: dict[str, int]) 
     s = m.subject
     if not s.summary and item.summary:
         s.summary = item.summary
-    for alias in [item.name, *item.aliases]:
+    for alias in [item.name, *aliases]:
         if name_key(alias) != name_key(s.name) and alias not in s.aliases:
             s.aliases.append(alias)
     for field_name, value in item.values:

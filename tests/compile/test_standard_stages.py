@@ -248,6 +248,17 @@ def test_merge_dedupes_by_name_and_alias_keeps_differing_values_and_accumulates_
     assert result.subjects[0].chunks == [0, 1]
 
 
+def test_an_alias_two_subjects_of_one_reply_share_merges_neither():
+    # a capable model's reply on a contract's preamble (run 42): both parties aliased "Party"
+    first = [Extracted("parties", "Microgenics Corporation", ["Microgenics", "Party"], "", [("role", _value("seller", 10))], 0),
+             Extracted("parties", "Achaogen Inc.", ["Achaogen", "Party"], "", [("role", _value("owner", 40))], 0)]
+    later = [Extracted("parties", "Achaogen", ["Party"], "", [("role", _value("licensor", 90))], 3)]
+    subjects = merge(SCHEMA, [first, later], "Agreement", []).record.categories[0].subjects
+    assert [(s.name, s.aliases) for s in subjects] == [("Microgenics Corporation", ["Microgenics"]),
+                                                       ("Achaogen Inc.", ["Achaogen"])]
+    assert [v.text for v in subjects[1].fields["role"]] == ["owner", "licensor"]
+
+
 def test_merge_keeps_schema_order_and_drops_empty_categories():
     items = [Extracted("clauses/termination", "Notice", [], "", [("trigger", _value("notice", 5))], 0),
              Extracted("clauses", "Rent", [], "", [("notice period", _value("30 days", 9)), ("text", _value("pay", 1))], 0)]

@@ -80,6 +80,8 @@ class Replayer:
         return reply
 
     def save(self, name: str) -> None:
+        if not self.asked:
+            return
         with gzip.open(RECORDS / f"{name}.jsonl.gz", "at", encoding="utf-8") as f:
             for row in self.asked:
                 f.write(json.dumps({"queue": name, **row}, ensure_ascii=False) + "\n")
@@ -148,7 +150,11 @@ def main() -> int:
         print(f"ask {len(questions)} questions ({', '.join(ask_runs)}): {ask_replies.hits} requests replayed, "
               f"{len(ask_replies.misses)} never asked before" + (f", {len(ask_replies.asked)} asked" if ask else ""))
         print(out.strip().splitlines()[2] if len(out.strip().splitlines()) > 2 else out)
-    missed = 0 if ask else len(compile_replies.misses) + len(ask_replies.misses)
+    if ask:
+        asked = len(compile_replies.asked) + len(ask_replies.asked)
+        print(f"{asked} request(s) asked and recorded in bench/records/{record}-*: the figures above are this run's")
+        return 0
+    missed = len(compile_replies.misses) + len(ask_replies.misses)
     print("the README's model figures hold for this code" if not missed else
           f"{missed} request(s) changed: ask a capable model again (README: 'standard compile with a capable model')")
     return 0

@@ -77,8 +77,10 @@ async def ask_llm_async(snapshot: Snapshot, question: str, client: ModelClient, 
         read = [item for w in walks for path in w.pages for item in book.for_page(path)]
         walk = walks[0]
         if len(walks) == 1 and walk.reply is not None:
-            # navigation answered in its last reply, from the pages shown and the items it kept
-            take_reply(snapshot, walk.reply, read, answer, "answer", tokens=0, where=walk.pages[-1])
+            # navigation answered in its last reply, from the pages shown, the items it kept and
+            # the descriptions of the links it was shown
+            take_reply(snapshot, walk.reply, read + walk.link_items(), answer, "answer", tokens=0,
+                       where=walk.pages[-1])
             if not answer.found and walk.left_out:
                 answer.trace.append(Step("", "answer", note="some values were not shown: asking over all pages read"))
                 await answer_step(snapshot, question, client, repo_root, read, answer, "answer")

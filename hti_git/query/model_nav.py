@@ -22,7 +22,7 @@ from hti_git.index.page import Page
 from hti_git.lexical import terms
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template, fence
-from hti_git.query.evidence import Evidence, EvidenceBook
+from hti_git.query.evidence import SUMMARY_LABEL, Evidence, EvidenceBook
 from hti_git.query.summary_search import best_pages
 from hti_git.query.types import Step
 from hti_git.store import Snapshot
@@ -138,6 +138,7 @@ class DocNavigation:
         self.kept: list[Evidence] = []  # items the model kept from pages read before, shown again
         self.left_out = False  # some value of a page read was never shown (over PAGE_CHARS)
         self.reply: dict | None = None  # the reply that ended the walk with "answer"
+        self.shown_links: list[Link] = []  # the links of the last prompt: their descriptions are citable
         self.chose_pages = False  # the model opened, followed or went up at least once (not only the first view)
         self._read: dict[str, Page] = {}
         self._peeked: dict[str, Page] = {}  # listings read without being shown (entries, word search)
@@ -241,6 +242,27 @@ class DocNavigation:
             rows.append(Link(f"{link.id}.{i}", path, title, "", "child", "entry"))
         grandchildren[link.id] = rows
         return cost
+
+    def link_items(self) -> list[Evidence]:
+        """The last prompt's link descriptions as citable summaries, by link id ("C7"): a child's
+        description is its page's summary, so a quote of it resolves to the sentence of the document
+        that states it, within that page's values (anywhere, for a section's summary), as a summary
+        item's quote does. The model need not open a page only to cite what its link already says."""
+        items = []
+        for link in self.shown_links:
+            text = whole_sentences(link.summary, link.summary_chars) if link.summary and link.summary_chars else ""
+            if not text or link.note == "entry":
+                continue
+            try:
+                page = self._read.get(link.path) or self.snapshot.page(link.path)
+            except (StoreError, PageFormatError):
+                continue
+            values = [v for fld in page.meta.get("fields") or [] for v in fld.get("values") or [] if isinstance(v, dict)]
+            spans = sorted({(int(a), int(b)) for v in values for a, b in (v.get("spans") or [])})
+            pages = sorted({int(n) for v in values for n in (v.get("pages") or [])})
+            items.append(Evidence(link.id, self.doc, link.path, SUMMARY_LABEL, text, spans, pages,
+                                  anywhere=page.kind != "subject", summary=True))
+        return items
 
     # -- rendering -----------------------------------------------------------------------------
 
@@ -391,6 +413,7 @@ class DocNavigation:
             if not links and not can_go_up:
                 self.trace.append(Step(view[0].path, "stop", note="nothing left to open here"))
                 break
+            self.shown_links = links
             decision = await self.decide(new, revisited, links, can_go_up, found)
             found = []
             targets = [lk for lk in links if lk.id in set(decision.links)]

@@ -17,6 +17,7 @@ from query_support import (
     client_for,
     link_id,
     nav,
+    not_found,
     open_,
 )
 
@@ -388,3 +389,37 @@ def test_a_walk_that_opens_a_word_search_page_shown_in_part_reads_the_rest(repo,
     rest = second.split(page, 1)[1].split("</document>", 1)[0]  # opened: the values not shown before
     assert "already read" not in second and "values shown before are not repeated" in rest
     assert "[E2]" not in rest and "[E3]" not in rest and "used in" in rest
+
+
+def test_a_link_description_is_citable_and_resolves_to_the_documents_sentence(repo):
+    """The model answers from a child's description without opening it (answerers of runs 37-45 spent
+    a call opening a page only to cite what its link said): the quote resolves to the sentence of
+    the linked page's values that states it."""
+    def answer_from_link(m):
+        ident = link_id(m, "Governing Law")
+        description = re.search(rf"^{ident}(?: \[[^\]]*\])? [^\n]*? — (.*)$", m[-1]["content"], re.M).group(1)
+        quote = " ".join(description.split()[:8])
+        return nav("answer", reason="the link says it", found=True, answer="New York law",
+                   citations=[{"evidence": ident, "quote": quote}], check_source=False)
+
+    client, provider = client_for(open_("Clauses"), open_("Article 7 General"), answer_from_link)
+    snap = repo.snapshot()
+    answer = ask_llm(snap, Q, client)
+    assert answer.found and answer.answer == "New York law" and len(provider.calls) == 3
+    [c] = answer.citations
+    assert c.page == GOVERNING_LAW and c.text.startswith("This Agreement")  # the quote, found verbatim
+    citations_hold(snap, answer)
+    page = snap.page(GOVERNING_LAW)
+    spans = [tuple(s) for f in page.meta["fields"] for v in f["values"] for s in v["spans"]]
+    assert any(s <= c.start and c.end <= e for s, e in spans)  # within the linked page's evidence
+
+
+def test_a_link_description_quote_the_document_does_not_state_is_dropped(repo):
+    def invented(m):
+        return nav("answer", reason="?", found=True, answer="Delaware law", check_source=False,
+                   citations=[{"evidence": link_id(m, "Governing Law"), "quote": "the laws of Delaware apply to disputes"}])
+
+    client, provider = client_for(open_("Clauses"), open_("Article 7 General"), invented, not_found, not_found)
+    answer = ask_llm(repo.snapshot(), Q, client)
+    assert not answer.found and not answer.citations and answer.answer == "not found"
+    assert any(s.action == "drop" and "no sentence of the document states" in s.note for s in answer.trace)

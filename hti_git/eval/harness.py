@@ -151,9 +151,9 @@ def run_eval(repo: IndexRepo, settings: Settings, questions: list[Question], opt
                 done += 1
                 if progress is not None:
                     progress(done, total, label)
-            cached_ids = {i for i in range(len(questions))} - {i for i, _ in todo}
+            fresh = {i for i, _ in todo}
             for i, q in enumerate(questions):
-                run.results.append(_row(label, kind, snap, q, answers[i], method, i in cached_ids))
+                run.results.append(_row(label, kind, snap, q, answers[i], method, i not in fresh))
         _score(run, questions, sources, cache, judge_settings, options, judge_provider, repo, root)
     finally:
         cache.close()

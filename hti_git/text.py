@@ -32,6 +32,20 @@ def is_table_row(line: str) -> bool:
     return trailing >= 2 or (sum(figures) >= 2 and 2 * sum(figures) > len(words))
 
 
+# A table's note of its units, in the caption above it: "(in millions)", "(dollars in millions)",
+# "(In millions, except number of shares, which are reflected in thousands, and per-share amounts)"
+_UNITS_NOTE = re.compile(r"\(([^()]{0,40}?\bin (?:millions|thousands|billions)\b[^()]{0,200})\)", re.IGNORECASE)
+UNITS_REACH = 3_000  # characters above a row where its table's note may be
+
+
+def table_units(text: str, row_start: int) -> str:
+    """The units the table of the row at `row_start` states above it ("in millions, except number of
+    shares, which are reflected in thousands"): the last note within UNITS_REACH characters before
+    the row, else "". A row alone says "41,354" where the table means thousands of shares."""
+    notes = list(_UNITS_NOTE.finditer(text, max(0, row_start - UNITS_REACH), row_start))
+    return " ".join(notes[-1].group(1).split()) if notes else ""
+
+
 def canonical_json(value: Any) -> str:
     """Sorted-key, compact, UTF-8 JSON: the one serialisation every hash in hti-git is taken over."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

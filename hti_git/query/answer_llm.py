@@ -141,7 +141,7 @@ def render_evidence(items: list[Evidence]) -> str:
         if item.page != last:
             rows.append(f"From {item.page}:" if item.label == SOURCE_FILE else f"Page {item.page.split('/', 1)[-1]}:")
             last = item.page
-        text = " ".join(item.text.split())
+        text = " ".join(item.text.split()) + (f" (table: {item.units})" if item.units else "")
         rows.append(f"[{item.id}] {text}" if item.label == SOURCE_FILE else f"[{item.id}] {item.label}: {text}")
     return fence("\n".join(rows))
 

@@ -42,6 +42,7 @@ class Evidence:
     unverified: bool = False
     anywhere: bool = False  # a listing's summary: a quote from it is looked for in the whole source
     summary: bool = False  # a page's summary (not a value): its quote resolves to the sentence that states it
+    units: str = ""  # a table row's units as its table states them ("in millions"), shown with it
 
 
 SUMMARY_LABEL = "summary"

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hti_git.errors import PageFormatError, StoreError
-from hti_git.index.layout import INDEX_FILE
+from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
 from hti_git.index.page import Page
 from hti_git.lexical import terms
 from hti_git.llm.client import ModelClient
@@ -26,7 +26,7 @@ from hti_git.query.evidence import SUMMARY_LABEL, Evidence, EvidenceBook
 from hti_git.query.summary_search import best_pages
 from hti_git.query.types import Step
 from hti_git.store import Snapshot
-from hti_git.text import one_line
+from hti_git.text import is_table_row, one_line, table_units
 
 ACTIONS = ("answer", "open", "follow", "up")
 CITATIONS_SCHEMA = {
@@ -145,6 +145,7 @@ class DocNavigation:
         self._words: set[str] = set()  # the question's words as the listings spell them
         self._shown: dict[str, str] = {}  # sentence -> id of the item that showed it, in the prompt being built
         self._partial: dict[str, set[str]] = {}  # a word search's page shown in part -> ids of the items shown
+        self._text: str | None = None  # source.txt, read when a page's table row needs its units
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -153,9 +154,20 @@ class DocNavigation:
         self._read[path] = page
         self.pages.append(path)
         self.budget.pages_read += 1
-        self.book.add_page(page)  # every page read is evidence for the answer step, summaries included
+        # every page read is evidence for the answer step, summaries included; a table's row is
+        # shown with the units its table states above it
+        for item in self.book.add_page(page):
+            if item.spans and not item.summary and not item.units:
+                start, end = item.spans[0]
+                if any(is_table_row(line) for line in self._source()[start:end].splitlines() if line.strip()):
+                    item.units = table_units(self._source(), start)
         self.trace.append(Step(path, how, note=page.title))
         return page
+
+    def _source(self) -> str:
+        if self._text is None:
+            self._text = self.snapshot.read_text(f"{self.doc}/{SOURCE_FILE}")
+        return self._text
 
     def _parent(self, page: Page) -> str | None:
         parent = page.meta.get("parent")
@@ -494,7 +506,8 @@ def _item_line(item: Evidence, shown: dict[str, str] | None = None) -> str:
             text = f"{reading} | (the sentence of {shown[sentence]})"
         else:
             shown[sentence] = item.id
-    return f"[{item.id}] {item.label}: {text}"
+    units = f" (table: {item.units})" if item.units else ""
+    return f"[{item.id}] {item.label}: {text}{units}"
 
 
 def _page_text(page: Page, items: list[Evidence], shown: dict[str, str] | None = None) -> tuple[str, int]:

@@ -1,0 +1,56 @@
+"""A table's row reaches the model with the units its table states above it."""
+
+from __future__ import annotations
+
+from query_support import answer_citing, client_for
+
+from hti_git.compile.pipeline import compile_path
+from hti_git.config import Settings
+from hti_git.query.answer_llm import ask_llm
+from hti_git.store import IndexRepo
+from hti_git.text import table_units
+from hti_git.workspace import init_index
+
+CAPTION = "in millions, except number of shares, which are reflected in thousands"
+FILING = f"""# Quarterly Report
+
+## Item 1. Financial Statements
+
+Net sales grew in every segment during the quarter, led by Services, while Products were flat.
+
+## Item 2. Unregistered Sales of Equity Securities
+
+Share repurchase activity during the three months ended June 29, 2024 was as follows ({CAPTION}):
+
+| Periods | Total Number of Shares Purchased | Average Price Paid Per Share |
+|---|---|---|
+| May 5, 2024 to June 1, 2024 | 36,912 | 189.53 |
+| June 2, 2024 to June 29, 2024 | 41,354 | 205.54 |
+
+The Company repurchased shares under its publicly announced program throughout the quarter.
+"""
+
+
+def test_a_rows_units_are_the_last_note_above_it_within_reach():
+    text = "Sales (in millions):\n| a | 1 |\nShares (in thousands):\n| b | 2 |\n"
+    assert table_units(text, text.index("| a")) == "in millions"
+    assert table_units(text, text.index("| b")) == "in thousands"
+    assert table_units("| a | 1 |", 0) == ""
+    far = "(in millions)" + "x" * 4000 + "\n| a | 1 |"
+    assert table_units(far, far.index("| a")) == ""  # another table's note, too far above
+    assert table_units("The fee (dollars in millions) is due.", 30) == "dollars in millions"
+
+
+def test_navigation_shows_a_table_row_with_its_tables_units(tmp_path):
+    (tmp_path / "report.md").write_text(FILING, encoding="utf-8")
+    init_index(tmp_path / "idx")
+    with IndexRepo(tmp_path / "idx") as repo:
+        compile_path(repo, tmp_path / "report.md", Settings(), method="fast")
+        # the word search shows the table's page with the root: the answer comes in the first reply
+        client, provider = client_for(answer_citing("41,354 thousand shares", "41,354", "June 29, 2024 | 41,354"))
+        answer = ask_llm(repo.snapshot(), "How many shares were repurchased from June 2 to June 29, 2024?", client)
+    prompts = "\n".join(c["messages"][-1]["content"] for c in provider.calls)
+    row = next(line for line in prompts.splitlines() if "41,354" in line and line.startswith("["))
+    assert row.endswith(f"(table: {CAPTION})")
+    assert not any("(table:" in line for line in prompts.splitlines() if "Net sales grew" in line)  # prose: no units
+    assert answer.found and any("41,354" in c.text for c in answer.citations)

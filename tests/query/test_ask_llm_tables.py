@@ -54,3 +54,19 @@ def test_navigation_shows_a_table_row_with_its_tables_units(tmp_path):
     assert row.endswith(f"(table: {CAPTION})")
     assert not any("(table:" in line for line in prompts.splitlines() if "Net sales grew" in line)  # prose: no units
     assert answer.found and any("41,354" in c.text for c in answer.citations)
+
+
+def test_fast_shows_a_cited_tables_units_once(tmp_path):
+    from hti_git.query.offline import ask_fast
+
+    prose = "\n\n".join(f"Paragraph {n} on liquidity, debt maturities and dividends declared by the Board. " * 6
+                          for n in range(3))
+    filing = FILING.replace(f"Share repurchase activity during the three months ended June 29, 2024 was as follows "
+                            f"({CAPTION}):", f"Activity is tabulated below ({CAPTION}).\n\n{prose}")
+    (tmp_path / "report.md").write_text(filing, encoding="utf-8")
+    init_index(tmp_path / "idx")
+    with IndexRepo(tmp_path / "idx") as repo:
+        compile_path(repo, tmp_path / "report.md", Settings(), method="fast")
+        answer = ask_fast(repo.snapshot(), "How many shares were purchased from June 2, 2024 to June 29, 2024?")
+    assert answer.found and "41,354" in answer.answer
+    assert answer.answer.count(CAPTION) == 1  # shown with the row, or with its caption when that is cited too

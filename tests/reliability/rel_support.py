@@ -153,7 +153,27 @@ def assert_worktree_matches_head(repo: Path) -> None:
 def assert_fsck_clean(repo: Path) -> None:
     proc = subprocess.run(["git", "-C", str(repo), "fsck", "--strict", "--no-dangling", "--no-progress"],
                           capture_output=True, text=True)
-    assert proc.returncode == 0 and not proc.stdout.strip(), f"git fsck: {proc.stdout}{proc.stderr}"
+    assert proc.returncode == 0 and not proc.stdout.strip(), \
+        f"git fsck: {proc.stdout}{proc.stderr}{_bad_objects(repo, proc.stdout + proc.stderr)}"
+
+
+def _bad_objects(repo: Path, report: str) -> str:
+    """What the loose objects fsck names hold (their files' times and first bytes), to tell a torn
+    write from an object written whole with a wrong body."""
+    import re
+    import zlib
+
+    out = []
+    for path in sorted(set(re.findall(r"\.git/objects/[0-9a-f]{2}/[0-9a-f]{38}", report)))[:3]:
+        file = repo / path
+        try:
+            raw = file.read_bytes()
+            body = zlib.decompressobj().decompress(raw)[:300]
+        except (OSError, zlib.error) as exc:
+            body = repr(exc).encode()
+        stat = file.stat() if file.exists() else None
+        out.append(f"\n{path}: {len(raw) if stat else '?'} bytes, mtime {stat.st_mtime if stat else '?'}: {body!r}")
+    return "".join(out)
 
 
 def stub_handler(body: dict):

@@ -116,7 +116,10 @@ def test_random_sigkill_during_compile_leaves_old_or_new_state(index_path, tmp_p
         time.sleep(startup + rng.uniform(0.0, 1.1) * work)  # a few runs finish before their kill
         kill_and_reap(proc)
         kills += 1
-        outcome = _check_after_kill(index_path, before, expected_trees[target])
+        try:
+            outcome = _check_after_kill(index_path, before, expected_trees[target])
+        except AssertionError as exc:  # the kill's timing is random: say which run and kill it was
+            raise AssertionError(f"seed {seed}, kill {kills}: {exc}") from None
         outcomes[outcome] += 1
         if outcome == "new":
             current = target

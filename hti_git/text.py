@@ -46,6 +46,11 @@ def table_units(text: str, row_start: int) -> str:
     return " ".join(notes[-1].group(1).split()) if notes else ""
 
 
+def span_units(text: str, start: int, end: int) -> str:
+    """`table_units` of text[start:end] when it holds a table's row, else "" (prose needs no note)."""
+    return table_units(text, start) if any(is_table_row(line) for line in text[start:end].splitlines()) else ""
+
+
 def canonical_json(value: Any) -> str:
     """Sorted-key, compact, UTF-8 JSON: the one serialisation every hash in hti-git is taken over."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

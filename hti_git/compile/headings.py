@@ -48,15 +48,6 @@ _PAGE_REF = re.compile(r"[ \t.·…]*\b(?:\d{1,3}|[ivxlc]{1,6})$")  # "Risk Fact
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,3})(\.?)[ \t]+(\S.*)$")
 _HTML_TAGS = re.compile(r"(?:<[a-zA-Z][\w-]*(?:\s[^<>]{0,80})?>\s*)+")
 _HTML_CLOSING = re.compile(r"(?:\s*</[a-zA-Z][\w-]*>)+\s*$")
-
-
-def without_html(line: str) -> str:
-    """A line of Markdown converted from HTML without the tags around its text ("<div align='center'>
-    PART I</div>")."""
-    line = line.strip()
-    if tag := _HTML_TAGS.match(line):
-        line = line[tag.end():]
-    return _HTML_CLOSING.sub("", line)
 _MD = re.compile(r"^(#{1,6})[ \t]+(\S.{0,150})$")
 _SCENE = re.compile(r"^((?:\d+[ \t]+)?(?:INT\.|EXT\.|INT/EXT\.?|I/E\.?)[^\n]{2,100})$")
 _TITLE_END = re.compile(r"(?:\.|[ \t]*:|[ \t]+[–—-])[ \t]+(?=[\"“(]?[A-Z0-9(])|[ \t]+(?=\d{1,2}\.\d{1,2}[ \t])")
@@ -189,6 +180,21 @@ def _plausible(num: str) -> bool:
     return 0 < int(parts[0]) <= 60 and all(int(p) <= 200 for p in parts[1:] if p)
 
 
+def without_html(line: str) -> str:
+    """A line of Markdown converted from HTML without the tags around its text ("<div align='center'>
+    PART I</div>")."""
+    return _strip_html(line.strip())[0]
+
+
+def _strip_html(line: str) -> tuple[str, int]:
+    """`line` (stripped) without its opening and closing tags, and how many characters the opening
+    tags took."""
+    skipped = 0
+    if tag := _HTML_TAGS.match(line):
+        line, skipped = line[tag.end():], tag.end()
+    return _HTML_CLOSING.sub("", line), skipped
+
+
 def line_heading(line: str, start: int, nxt: str, nxt_start: int, prev: str) -> Heading | None:
     """The heading that `line` (starting at offset `start`) opens, if any. `nxt` may hold its title."""
     stripped = line.strip()
@@ -196,9 +202,8 @@ def line_heading(line: str, start: int, nxt: str, nxt_start: int, prev: str) -> 
     at = start + lead
     if not stripped:
         return None
-    if tag := _HTML_TAGS.match(stripped):  # Markdown converted from HTML: "<div align='center'>PART I</div>"
-        stripped, at = stripped[tag.end():], at + tag.end()
-    stripped = _HTML_CLOSING.sub("", stripped)
+    stripped, skipped = _strip_html(stripped)
+    at += skipped
     if not stripped:
         return None
     if m := _MD.match(stripped):

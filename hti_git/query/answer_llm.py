@@ -18,7 +18,7 @@ from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.prompts import Template, fence, load_template
-from hti_git.query.evidence import Evidence, EvidenceBook, cite
+from hti_git.query.evidence import Evidence, EvidenceBook, cite, units_note
 from hti_git.query.model_nav import CITATIONS_SCHEMA, Budget, DocNavigation, step_tokens
 from hti_git.query.offline import DocContext, holds_clause_words
 from hti_git.query.route import route
@@ -141,7 +141,7 @@ def render_evidence(items: list[Evidence]) -> str:
         if item.page != last:
             rows.append(f"From {item.page}:" if item.label == SOURCE_FILE else f"Page {item.page.split('/', 1)[-1]}:")
             last = item.page
-        text = " ".join(item.text.split()) + (f" (table: {item.units})" if item.units else "")
+        text = " ".join(item.text.split()) + units_note(item)
         rows.append(f"[{item.id}] {text}" if item.label == SOURCE_FILE else f"[{item.id}] {item.label}: {text}")
     return fence("\n".join(rows))
 

@@ -49,6 +49,18 @@ SUMMARY_LABEL = "summary"
 MIN_ANYWHERE_QUOTE_CHARS = 12  # a summary's quote located anywhere in the source must be this specific
 
 
+def summary_spans(page: Page) -> tuple[list[tuple[int, int]], list[int]]:
+    """The spans and pages of a page's values: what its summary (or a link's description of it) restates."""
+    values = [v for fld in page.meta.get("fields") or [] for v in fld.get("values") or [] if isinstance(v, dict)]
+    spans = sorted({(int(s), int(e)) for v in values for s, e in (v.get("spans") or [])})
+    return spans, sorted({int(n) for v in values for n in (v.get("pages") or [])})
+
+
+def units_note(item: Evidence) -> str:
+    """What follows an item's text when it is a table's row: the units its table states."""
+    return f" (table: {item.units})" if item.units else ""
+
+
 class EvidenceBook:
     """Numbers evidence items as pages are read, so ids stay stable for one question."""
 
@@ -70,9 +82,7 @@ class EvidenceBook:
         values = [(str(fld.get("name", "")), value) for fld in page.meta.get("fields") or []
                   for value in fld.get("values") or [] if isinstance(value, dict)]
         if page.summary:
-            spans = sorted({(int(s), int(e)) for _, v in values for s, e in (v.get("spans") or [])})
-            pages = sorted({int(p) for _, v in values for p in (v.get("pages") or [])})
-            found.append(self.add(doc, page.path, SUMMARY_LABEL, page.summary, spans, pages,
+            found.append(self.add(doc, page.path, SUMMARY_LABEL, page.summary, *summary_spans(page),
                                   anywhere=page.kind != "subject", summary=True))
         by_text: dict[str, Evidence] = {}
         for name, value in values:

@@ -22,11 +22,11 @@ from hti_git.index.page import Page
 from hti_git.lexical import terms
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template, fence
-from hti_git.query.evidence import SUMMARY_LABEL, Evidence, EvidenceBook
+from hti_git.query.evidence import SUMMARY_LABEL, Evidence, EvidenceBook, summary_spans, units_note
 from hti_git.query.summary_search import best_pages
 from hti_git.query.types import Step
 from hti_git.store import Snapshot
-from hti_git.text import is_table_row, one_line, table_units
+from hti_git.text import one_line, span_units
 
 ACTIONS = ("answer", "open", "follow", "up")
 CITATIONS_SCHEMA = {
@@ -158,9 +158,7 @@ class DocNavigation:
         # shown with the units its table states above it
         for item in self.book.add_page(page):
             if item.spans and not item.summary and not item.units:
-                start, end = item.spans[0]
-                if any(is_table_row(line) for line in self._source()[start:end].splitlines() if line.strip()):
-                    item.units = table_units(self._source(), start)
+                item.units = span_units(self._source(), *item.spans[0])
         self.trace.append(Step(path, how, note=page.title))
         return page
 
@@ -269,10 +267,7 @@ class DocNavigation:
                 page = self._read.get(link.path) or self.snapshot.page(link.path)
             except (StoreError, PageFormatError):
                 continue
-            values = [v for fld in page.meta.get("fields") or [] for v in fld.get("values") or [] if isinstance(v, dict)]
-            spans = sorted({(int(a), int(b)) for v in values for a, b in (v.get("spans") or [])})
-            pages = sorted({int(n) for v in values for n in (v.get("pages") or [])})
-            items.append(Evidence(link.id, self.doc, link.path, SUMMARY_LABEL, text, spans, pages,
+            items.append(Evidence(link.id, self.doc, link.path, SUMMARY_LABEL, text, *summary_spans(page),
                                   anywhere=page.kind != "subject", summary=True))
         return items
 
@@ -506,8 +501,7 @@ def _item_line(item: Evidence, shown: dict[str, str] | None = None) -> str:
             text = f"{reading} | (the sentence of {shown[sentence]})"
         else:
             shown[sentence] = item.id
-    units = f" (table: {item.units})" if item.units else ""
-    return f"[{item.id}] {item.label}: {text}{units}"
+    return f"[{item.id}] {item.label}: {text}{units_note(item)}"
 
 
 def _page_text(page: Page, items: list[Evidence], shown: dict[str, str] | None = None) -> tuple[str, int]:

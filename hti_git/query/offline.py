@@ -46,7 +46,7 @@ from hti_git.query.naming import naming_stems
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
-from hti_git.text import PIPE_ROW, is_table_row, table_units
+from hti_git.text import PIPE_ROW, is_table_row, span_units
 from hti_git.tokens import estimate_tokens
 
 FOUND_COVERAGE = 0.28  # share of the question's idf mass the best clause read holds ...
@@ -134,7 +134,7 @@ def ask_fast(
                                              lines.pages(start, end), text[start:end]))
             shown = _shown(text[start:end])
             # a table's row with its table's units ("41,354" is thousands of shares), unless shown already
-            units = table_units(text, start) if any(is_table_row(line) for line in text[start:end].splitlines()) else ""
+            units = span_units(text, start, end)
             parts.append(f"{shown}\n(table: {units})" if units and not any(units in p for p in parts) else shown)
         body = "\n\n".join(parts)
         texts.append(f"[{h.doc}] {body}" if len(hits) > 1 else body)

@@ -7,6 +7,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import Stemmer
 
@@ -39,8 +40,10 @@ def _ordinal(word: str) -> str:
     return m.group(1) if m else word
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """A light suffix stripper: enough to match 'terminate', 'termination', 'terminated'."""
+    """A light suffix stripper: enough to match 'terminate', 'termination', 'terminated'. Cached: a
+    word search stems every listing entry of an index afresh, mostly the same few thousand words."""
     word = _ordinal(word)
     for suffix in ("ational", "ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ness", "ed", "es", "s", "e", "ly"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:

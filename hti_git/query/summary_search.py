@@ -23,14 +23,19 @@ MAX_READS = 3  # listings below the root's categories that one search may open
 RUNNER_UP_SHARE = 0.6  # a page after the first is shown only when it scores this share of the first's
 
 
-def _index(entries: dict[str, dict[str, Any]]) -> ClauseIndex:
+def _index(entries: dict[str, dict[str, Any]], known: dict[str, tuple[list[str], frozenset[str]]]) -> ClauseIndex:
+    """The entries as a clause index; `known` keeps each entry's words (and its title's) between the
+    rounds of one search, which index the same entries again with a listing's more."""
     index = ClauseIndex("", "", "")
     for path, entry in entries.items():
         title = str(entry.get("title", ""))
-        words = terms(" ".join([title, str(entry.get("summary", "")), " ".join(map(str, entry.get("keywords") or []))]))
+        if path not in known:
+            text = " ".join([title, str(entry.get("summary", "")), " ".join(map(str, entry.get("keywords") or []))])
+            known[path] = (terms(text), frozenset(terms(title)))
+        words, title_words = known[path]
         if words:
             index.units.append(Unit(path, title, str(entry.get("kind", "")), 0, 0, None, True, Counter(words),
-                                    len(words), frozenset(terms(title))))
+                                    len(words), title_words))
     index.finish()
     return index
 
@@ -70,6 +75,7 @@ def best_pages(root: Page, question: str, k: int, listing: Callable[[str], Page 
         return [], set()
     entries: dict[str, dict[str, Any]] = {}
     opened: set[str] = set()
+    known: dict[str, tuple[list[str], frozenset[str]]] = {}
 
     def add(page: Page | None) -> None:
         for child in page.links() if page is not None else []:
@@ -82,7 +88,7 @@ def best_pages(root: Page, question: str, k: int, listing: Callable[[str], Page 
             add(listing(path))
     reads = 0
     while True:
-        index = _index(entries)
+        index = _index(entries, known)
         ranked = _ranked(index, question)
         subjects = [(sc, path) for sc, path, kind in ranked if kind != "category"]
         deeper = next(((sc, path) for sc, path, kind in ranked if kind == "category" and path not in opened), None)

@@ -191,20 +191,16 @@ class DocNavigation:
             target.append(Link(f"{prefix}{len(target) + 1}", path, title, summary, relation, note))
             return target[-1]
 
-        grandchildren: dict[str, list[Link]] = {}
-        room = GRANDCHILD_CHARS
+        sections: list[Link] = []
         for page in view:
             for child in page.links():
                 note = f"{child['subjects']} subjects" if child.get("kind") == "category" and child.get("subjects") else ""
                 link = add(children, "C", page.resolve(child["link"]), str(child.get("title", "")),
                            str(child.get("summary", "")), "child", note)
                 if link is not None and child.get("kind") == "category":
-                    # a section's summary in brief: the model opens it to read more
-                    link.summary_chars = CATEGORY_SUMMARY_CHARS
-                    used = self._add_grandchildren(link, grandchildren, seen, room) if room > 0 else 0
-                    if used:  # its entries' titles are listed: the summary's first sentences suffice
-                        link.summary_chars = LISTED_SUMMARY_CHARS
-                    room -= used
+                    link.summary_chars = CATEGORY_SUMMARY_CHARS  # a section's summary in brief: the model opens it to read more
+                    sections.append(link)
+        grandchildren = self._grandchildren(sections, seen)
         for page in view:
             for key, note in (("continued", "continuation of this page"), ("continues", "start of this subject")):
                 if page.meta.get(key):
@@ -234,24 +230,44 @@ class DocNavigation:
             out += grandchildren.get(link.id, [])
         return out + related
 
-    def _add_grandchildren(self, link: Link, grandchildren: dict[str, list[Link]], seen: set[str], room: int) -> int:
-        """List the entries of the listing behind `link` (titles only) as link.id + ".1", ".2"...,
-        while their titles fit `room` characters; return the characters used."""
-        listing = self._listing(link.path)
-        if listing is None:
-            return 0
-        entries = [(listing.resolve(c["link"]), str(c.get("title", ""))) for c in listing.links()]
-        cost = sum(len(link.id) + 4 + len(one_line(title, 100)) for _, title in entries)
-        if not entries or cost > room:
-            return 0
-        rows = []
-        for i, (path, title) in enumerate(entries, 1):
-            if path in seen:
-                continue
-            seen.add(path)
-            rows.append(Link(f"{link.id}.{i}", path, title, "", "child", "entry"))
-        grandchildren[link.id] = rows
-        return cost
+    def _grandchildren(self, sections: list[Link], seen: set[str]) -> dict[str, list[Link]]:
+        """The entries of the sections' listings (titles only) as link.id + ".1", ".2"... (their place
+        in the listing), while their titles fit GRANDCHILD_CHARS: first every section's sub-sections,
+        the outline a model navigates by, then each section's remaining entries (its subjects) where
+        they all fit. A section listed whole needs no summary; a section with only its sub-sections
+        listed keeps its brief one. (Listed first-come, a long document's first sections took the
+        room, and its later ones showed no outline at all.)"""
+        entries: dict[str, list[tuple[int, str, str, bool]]] = {}
+        for link in sections:
+            listing = self._listing(link.path)
+            if listing is not None:
+                entries[link.id] = [(i, listing.resolve(c["link"]), str(c.get("title", "")), c.get("kind") == "category")
+                                    for i, c in enumerate(listing.links(), 1)]
+        shown: dict[str, list[Link]] = {}
+        room = GRANDCHILD_CHARS
+        for outline in (True, False):
+            for link in sections:
+                listing = entries.get(link.id, [])
+                has_sections = any(is_section for *_, is_section in listing)
+                if outline:
+                    rows = [e for e in listing if e[3]]
+                elif link.id in shown or not has_sections:  # its subjects, after its outline if it has one
+                    rows = [e for e in listing if not e[3]]
+                else:
+                    continue  # its outline did not fit: nor will the rest
+                cost = sum(len(link.id) + 4 + len(one_line(title, 100)) for _, _, title, _ in rows)
+                if not rows or cost > room:
+                    continue
+                room -= cost
+                listed = shown.setdefault(link.id, [])
+                for i, path, title, _ in rows:
+                    if path not in seen:
+                        seen.add(path)
+                        listed.append(Link(f"{link.id}.{i}", path, title, "", "child", "entry"))
+                listed.sort(key=lambda x: int(x.id.rsplit(".", 1)[1]))
+                if all(path in seen for _, path, _, _ in listing):
+                    link.summary_chars = LISTED_SUMMARY_CHARS  # its entries' titles say what it holds
+        return shown
 
     def link_items(self) -> list[Evidence]:
         """The last prompt's link descriptions as citable summaries, by link id ("C7"): a child's

@@ -226,6 +226,26 @@ def test_a_listings_entries_are_shown_under_its_link_and_open_two_levels_down(re
     assert "Page clauses/index.md" not in second and "[sibling]" in second
 
 
+def test_every_sections_outline_is_listed_before_any_sections_subject_titles(repo, monkeypatch):
+    """With room for only part of the listings' titles, a long document's root shows each section's
+    sub-sections (the outline) before any section's subject titles: taken first-come, "Clauses" did
+    not fit whole and showed nothing, while two small sections listed their subjects."""
+    # the titles of Clauses' six articles that are sub-sections and of the annex: 189 + 13 characters
+    monkeypatch.setattr(navigate, "GRANDCHILD_CHARS", 202)
+    jump = lambda m: nav("open", [_entry_id(m, "Article 7 General")], "two levels")  # noqa: E731
+    client, provider = client_for(jump, open_("Governing Law"),
+                                  answer_citing("New York", "laws of the State of New York"))
+    answer = ask_llm(repo.snapshot(), Q, client)
+    root = provider.calls[0]["messages"][-1]["content"]
+    assert "  C1.8 Article 7 General" in root and "  C1.2 Article 1 Contract for Services" in root
+    assert "C1.1 Preamble" not in root and "C1.6 Article 5" not in root  # subjects: no room left
+    assert "  C2.1 Annex A" in root and "C2.2 Appendix 1" not in root and "C3.1" not in root
+    assert re.search(r"^C1 \[21 subjects\] Clauses — ", root, re.M)  # listed in part: its summary stays
+    # an entry keeps its place in the listing as its id, and opens two levels down
+    assert answer.found and len(provider.calls) == 3
+    assert [s.page for s in answer.trace if s.action in ("read", "descend")][-1] == GOVERNING_LAW
+
+
 def test_items_kept_on_an_earlier_page_are_shown_again_and_citable(repo):
     from query_support import evidence_id
 

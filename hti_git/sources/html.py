@@ -6,7 +6,8 @@ import re
 from html.parser import HTMLParser
 
 _SKIP = frozenset({"script", "style", "nav", "header", "footer", "noscript", "head", "template", "svg",
-                   "iframe", "object", "button", "select"})
+                   "iframe", "object", "button", "select",
+                   "ix:header"})  # an inline-XBRL filing's machine-readable facts (EDGAR's 10-K and 10-Q)
 _BLOCK = frozenset({
     "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details", "div",
     "dl", "dt", "fieldset", "figcaption", "figure", "form", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
@@ -21,6 +22,7 @@ _HEADING = {f"h{level}": level for level in range(1, 7)}
 _SPACE_RUN = re.compile(r"\s+")
 _BREAK_BEFORE = re.compile(r"page-break-before\s*:\s*always|break-before\s*:\s*page", re.IGNORECASE)
 _BREAK_AFTER = re.compile(r"page-break-after\s*:\s*always|break-after\s*:\s*page", re.IGNORECASE)
+_HIDDEN = re.compile(r"(?:^|;)\s*display\s*:\s*none\b", re.IGNORECASE)
 
 
 def html_to_text(markup: str) -> str:
@@ -42,6 +44,7 @@ class _TextParser(HTMLParser):
         self.pre_depth = 0
         self.cells: list[int] = []  # cells seen in the current row, per open table
         self.breaks_after: dict[str, int] = {}
+        self.hidden: list[str] = []  # tags of the open elements styled display:none (nothing in them shows)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _SKIP:
@@ -51,6 +54,12 @@ class _TextParser(HTMLParser):
         if self.skip_depth:
             return
         style = next((value or "" for name, value in attrs if name == "style"), "")
+        hides = style and _HIDDEN.search(style) or any(name == "hidden" for name, _ in attrs)
+        if tag not in _VOID and (self.hidden and tag == self.hidden[-1] or hides):
+            self.hidden.append(tag)  # a hidden element, or one of its tag nested in it: ends at its end tag
+            return
+        if self.hidden:
+            return
         if style and _BREAK_BEFORE.search(style):
             self._newline("\f")
         if tag in _BLOCK:
@@ -88,6 +97,10 @@ class _TextParser(HTMLParser):
             return
         if self.skip_depth:
             return
+        if self.hidden:
+            if tag == self.hidden[-1]:
+                self.hidden.pop()
+            return
         if tag == "pre" and self.pre_depth:
             self.pre_depth -= 1
         elif tag == "table" and self.cells:
@@ -99,7 +112,7 @@ class _TextParser(HTMLParser):
             self._newline("\f")
 
     def handle_data(self, data: str) -> None:
-        if self.skip_depth or not data:
+        if self.skip_depth or self.hidden or not data:
             return
         if self.pre_depth:
             self.out.append(data)

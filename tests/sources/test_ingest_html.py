@@ -86,3 +86,35 @@ def test_edgar_pre_filing_page_markers(write):
     html = "<html><body><pre>\nDISTRIBUTOR AGREEMENT\n  1. Terms apply.\n\n&lt;PAGE&gt; 2\n  2. More terms.\n</pre></body></html>"
     text = load_source(write(html)).text
     assert text == "DISTRIBUTOR AGREEMENT\n  1. Terms apply.\n  2. More terms.\n"
+
+
+INLINE_XBRL = """<html><head><title>aapl-20240928</title></head><body>
+<div style="display:none"><ix:header><ix:hidden>
+<ix:nonNumeric name="dei:AmendmentFlag" contextRef="c-1">false</ix:nonNumeric>
+<ix:nonNumeric name="dei:DocumentFiscalYearFocus" contextRef="c-1">2024</ix:nonNumeric></ix:hidden>
+<ix:references><link:schemaRef xlink:type="simple" xlink:href="aapl-20240928.xsd"></link:schemaRef></ix:references>
+<ix:resources><xbrli:context id="c-1"><xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">0000320193</xbrli:identifier>
+</xbrli:entity><xbrli:period><xbrli:startDate>2023-10-01</xbrli:startDate><xbrli:endDate>2024-09-28</xbrli:endDate>
+</xbrli:period></xbrli:context><xbrli:unit id="usd"><xbrli:measure>iso4217:USD</xbrli:measure></xbrli:unit>
+</ix:resources></ix:header></div>
+<div style="text-align:center"><span style="font-weight:700">UNITED STATES</span></div>
+<div style="text-align:center"><span>SECURITIES AND EXCHANGE COMMISSION</span></div>
+<table><tr><td><span>Total net sales</span></td><td><span>$</span></td>
+<td><ix:nonFraction unitRef="usd" contextRef="c-1" decimals="-6" name="us-gaap:Revenues" scale="6">391,035</ix:nonFraction></td></tr></table>
+</body></html>"""
+
+
+def test_an_inline_xbrl_filings_hidden_facts_are_not_its_text():
+    """EDGAR's 10-K and 10-Q are inline XBRL: a hidden header of contexts, units and flags comes first.
+    Only what a reader sees is the document's text; the facts tagged in the visible text stay."""
+    text = html_to_text(INLINE_XBRL)
+    assert "UNITED STATES" in text and "SECURITIES AND EXCHANGE COMMISSION" in text
+    assert "Total net sales | $ | 391,035" in " ".join(text.split())
+    for hidden in ("0000320193", "2023-10-01", "iso4217", "false", "aapl-20240928"):
+        assert hidden not in text
+
+
+def test_elements_styled_hidden_are_skipped_to_their_own_end_tag():
+    markup = ('<div>before</div><div style="color:red; display: none"><div>inner</div><p>gone<div>deep</div></p>'
+              '</div><p>after</p><section hidden><p>also gone</p></section><p>last</p>')
+    assert html_to_text(markup).split() == ["before", "after", "last"]

@@ -359,7 +359,8 @@ def ask(ctx: click.Context, question: str, rev: str, docs: tuple[str, ...], max_
         for step in answer.trace:
             cost = f"tokens={step.tokens}" if answer.method == "llm" else f"score={step.score:g}"
             click.echo(click.style(f"  {step.action:<9} {step.page or '-'}  {cost} {step.note}", dim=True), err=True)
-    click.echo(answer.answer if answer.found else "Not found in the index or the source.")
+    reason = answer.answer.partition("not found: ")[2] if not answer.found else ""
+    click.echo(answer.answer if answer.found else f"Not found: {reason}." if reason else "Not found in the index or the source.")
     nearest = _nearest_read(answer) if not answer.found and answer.method == "fast" else []
     if nearest:
         click.echo("\nClosest passages read (none holds enough of the question's words):")

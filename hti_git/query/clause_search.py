@@ -65,12 +65,17 @@ _MONTHS_SPAN = re.compile(
     .format(n=r"(?:three|six|nine|twelve|3|6|9|12)[\s-]+months?\b"), re.IGNORECASE)  # not "within six months"
 
 
+def question_core(question: str) -> str:
+    """The question without its elaboration and the period it asks about (`question_focus`)."""
+    return _MONTHS_SPAN.sub(" ", _PERIOD.sub(" ", _ELABORATION.sub(" ", question)))
+
+
 def question_focus(question: str) -> dict[str, float]:
     """How much each question stem says where the answer is: 1 for the question's core, ELABORATION for
     words that only appear in its elaboration: parentheses, examples ("such as", "including"), sentences
     after the first ("Can a party terminate without cause (solely by giving notice...)?") and the period
     asked about ("How much cash did operations generate in fiscal 2024?": "fiscal" names no section)."""
-    core = set(question_stems(_MONTHS_SPAN.sub(" ", _PERIOD.sub(" ", _ELABORATION.sub(" ", question)))))
+    core = set(question_stems(question_core(question)))
     focus = {s: 1.0 if s in core or not core else ELABORATION for s in question_stems(question)}
     # an abbreviation's spelled-out words weigh together as one word ("IP": "intellectual", "property")
     plain = set(search_terms(question, _QUESTION_STOP))
@@ -327,4 +332,5 @@ def _units(page: Page, category: str) -> list[Unit]:
     return out
 
 
-__all__ = ["ClauseIndex", "Group", "Unit", "clause_index", "coverage", "question_focus", "question_stems", "routing_stems"]
+__all__ = ["ClauseIndex", "Group", "Unit", "clause_index", "coverage", "question_core", "question_focus", "question_stems",
+           "routing_stems"]

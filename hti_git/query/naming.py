@@ -14,8 +14,10 @@ a capitalised question word of four letters or more that begins such a run names
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 
 from hti_git.lexical import STOPWORDS, search_terms
+from hti_git.query.thesaurus import ABBREVIATIONS
 
 _QUOTES = "\"'“”‘’"
 _DESCRIPTOR = re.compile(r",\s+an?\s+(?=[A-Za-z])")  # ", a Delaware corporation", ", an individual residing in"
@@ -23,6 +25,7 @@ _NAME_WORD = re.compile(r"(?:[A-Z0-9][\w&@.'’-]*|&|of|de|du|von|van),?$")
 _CAPITALIZED = re.compile(r"\b[A-Z][\w&@'’-]*")
 _CAPITALIZED_RUN = re.compile(r"\b[A-Z][\w&@'’-]*(?:\s+[A-Z][\w&@'’-]*)*")
 _ALPHA = re.compile(r"[a-z]+")
+_SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+)[\"'“‘(]*\S+")
 # Words before a definition that say what kind of entity it is, not which one, or when it was made
 # ("this 30th day of April (the "Effective Date")")
 NOT_NAME_WORDS = frozenset(search_terms(
@@ -95,3 +98,27 @@ def naming_stems(question: str, proper: set[str], slug: str) -> set[str]:
     """The stems of the question's words that name the document (a party's legal name written with a
     capital, the start of its run-together file name): they say which document, not which clause."""
     return (capitalized(question) & proper) | set(search_terms(" ".join(sorted(slug_prefixes(question, slug))), STOPWORDS))
+
+
+def unmentioned_names(core: str, vocabulary: Container[str], naming: Container[str] = frozenset()) -> list[str]:
+    """The names the question's core (`clause_search.question_core`) asks about, runs of words written
+    with a capital past a sentence's first word ("TSMC", "Tim Cook"), of which the document uses no
+    word at all (`vocabulary`: its stems, as `lexical.search_terms` stems them). A document that never
+    mentions TSMC cannot say which law governs Apple's contract with TSMC. A name is mentioned when any
+    of its words is ("Cook" of "Timothy D. Cook"), or an abbreviation's spelled-out words all are, or
+    when it names the document (`naming`: "Merit Life" of "meritlifeinsuranceco-...", `naming_stems`)."""
+    starts = {m.end() for m in _SENTENCE_START.finditer(core)}
+    out = []
+    for m in _CAPITALIZED_RUN.finditer(core):
+        words = m.group(0).split()
+        if m.end(0) - len(m.group(0)) + len(words[0]) in starts:
+            words = words[1:]  # "What", "Does": a sentence's first word has its capital anyway
+        words = [re.sub(r"['’]s$", "", w) for w in words]
+        stems = set(search_terms(" ".join(words), STOPWORDS)) - NOT_NAME_WORDS
+        if not stems or any(s in vocabulary or s in naming for s in stems):
+            continue
+        spelled = [ABBREVIATIONS.get(w.lower()) for w in words]
+        if any(s and all(t in vocabulary for t in search_terms(s, STOPWORDS)) for s in spelled):
+            continue
+        out.append(" ".join(words))
+    return out

@@ -38,11 +38,12 @@ from hti_git.query.clause_search import (
     Unit,
     clause_index,
     coverage,
+    question_core,
     question_focus,
     question_stems,
     routing_stems,
 )
-from hti_git.query.naming import naming_stems
+from hti_git.query.naming import naming_stems, unmentioned_names
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
@@ -63,7 +64,8 @@ ANSWER_TERMS = 3  # ... for `fast` to answer with them: on CUAD, 3 instead of 2 
 FOUND_RATIO = 0.2  # best passage score / ideal score (the chunks baseline's offline answer rule)
 ROUTE_CATALOG_DOCS = 12  # in a larger corpus, documents searched: the best by the catalogue's routing terms
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
-ATTACHMENTS = "exhibits-and-annexes"  # the category `compile.fast` files exhibits, annexes and schedules under
+ATTACHMENTS = "exhibits-and-annexes"
+NEVER_MENTIONS = "never mentions"  # a document skipped: the question names what it never writes  # the category `compile.fast` files exhibits, annexes and schedules under
 
 
 @dataclass
@@ -116,7 +118,12 @@ def ask_fast(
         return answer
     hits = _hits(snapshot, question, docs, max(1, min(READ, max_pages)), use_fallback, answer.trace, ANSWER_TERMS)
     if not hits:
+        skipped = [s.note for s in answer.trace if s.action == "skip" and s.note.startswith(NEVER_MENTIONS)]
         answer.answer = "not found"
+        if skipped and not any(s.action == "read" for s in answer.trace):  # no document was searched
+            names = skipped[0].removeprefix(NEVER_MENTIONS).strip()
+            answer.answer += f": the document never mentions {names}" if len(skipped) == 1 else \
+                f": no document mentions {names}"
         answer.trace.append(Step("", "stop", 0.0, "no clause holds the question's own words"))
         return answer
     best = max(h.coverage for h in hits)
@@ -188,11 +195,15 @@ def _hits(snapshot: Snapshot, question: str, docs: list[str] | None, read: int, 
     if candidates is None:
         candidates = _named(snapshot, available, q, trace, question, naming)
     hits = []
+    core = question_core(question)
     for d in candidates:
         index = clause_index(snapshot, d)
         named = naming.get(d)
         if named is None:
             named = naming_stems(question, index.proper, d)
+        if unmentioned := unmentioned_names(core, index.df, named):
+            trace.append(Step(d, "skip", 0.0, f"{NEVER_MENTIONS} {' or '.join(unmentioned)}"))
+            continue
         # "Can Merit Life terminate?": those words say which document, not which clause
         h = _search(index, [s for s in q if s not in named] or q, read, use_source, trace, focus, min_terms)
         if h is not None:

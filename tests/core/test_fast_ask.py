@@ -62,7 +62,19 @@ def test_the_agreements_own_clause_comes_before_an_annexed_clause_of_the_same_na
 def test_nonsense_is_not_found(repo):
     answer = ask_fast(repo.snapshot(), "What colour are the zebras on Jupiter?")
     assert not answer.found and answer.citations == []
-    assert answer.answer == "not found"
+    assert answer.answer == "not found: the document never mentions Jupiter"
+    assert ask_fast(repo.snapshot(), "What colour are the zebras?").answer == "not found"
+
+
+def test_a_question_about_a_name_the_document_never_writes_is_not_found(repo):
+    """The consulting agreement never mentions Microsoft: its governing-law clause does not say which
+    law governs a contract with Microsoft. A name it does write keeps the question searchable."""
+    snap = repo.snapshot()
+    answer = ask_fast(snap, "Which law governs the consulting agreement with Microsoft?")
+    assert not answer.found and answer.citations == []
+    assert answer.answer == "not found: the document never mentions Microsoft"
+    assert [s.note for s in answer.trace if s.action == "skip"] == ["never mentions Microsoft"]
+    assert ask_fast(snap, "Which law governs the consulting agreement with Slinger Bag?").found
 
 
 def test_passages_read_are_bounded_and_counted(repo):

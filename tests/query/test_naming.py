@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
-from hti_git.query.naming import capitalized, legal_names, name_stems, slug_prefixes
+from hti_git.lexical import search_terms
+from hti_git.query.clause_search import question_core
+from hti_git.query.naming import capitalized, legal_names, name_stems, slug_prefixes, unmentioned_names
 from hti_git.query.offline import ask_fast
 
 PREAMBLE = ('THIS AGREEMENT is made between General Electric Capital Corporation, a Delaware corporation '
@@ -44,6 +46,25 @@ def test_a_capitalised_word_may_begin_a_run_together_file_name():
     merit = "meritlifeinsuranceco-06-19-2020-ex-10-xiv-master-services-ag"
     assert slug_prefixes("Can Merit Life terminate?", merit) == {"merit", "life"}  # the words that continue it
     assert slug_prefixes("Can Life terminate?", merit) == set()  # a run is named from its start
+
+
+def test_a_name_the_question_asks_about_is_unmentioned_only_when_the_document_writes_none_of_it():
+    filing = set(search_terms("Timothy D. Cook, Chief Executive Officer. The Company's suppliers in Taiwan and "
+                              "the U.S. Department of Justice (the DOJ)."))
+
+    def unmentioned(question: str, naming: frozenset[str] = frozenset()) -> list[str]:
+        return unmentioned_names(question_core(question), filing, naming)
+
+    assert unmentioned("What law governs Apple's chip supply contract with TSMC?") == ["Apple", "TSMC"]
+    assert unmentioned("What did Tim Cook earn?") == []  # "Cook" is written ("Timothy D. Cook")
+    assert unmentioned("Did the CEO adopt a trading plan?") == []  # spelled out: Chief Executive Officer
+    assert unmentioned("Did the CFO adopt a trading plan?") == ["CFO"]  # Chief Financial Officer is not
+    assert unmentioned("Which suppliers are in Taiwan or Vietnam?") == ["Vietnam"]
+    assert unmentioned("Does Apple pay?", naming=frozenset({"appl"})) == []  # the words naming the document
+    assert unmentioned("Did Samsung or Google sue alongside the DOJ?") == ["Samsung", "Google"]
+    # words written with a capital only as a sentence's first word, or in the question's elaboration
+    assert unmentioned("Which law governs? Suppliers in Taiwan (see Exhibit Zeta) are listed.") == []
+    assert unmentioned("Is there a cap on liability, including IP infringement?") == []
 
 
 def test_a_question_naming_a_party_goes_to_its_contract(compiled_repo):

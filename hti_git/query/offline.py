@@ -126,6 +126,12 @@ def ask_fast(
                 f": no document mentions {names}"
         answer.trace.append(Step("", "stop", 0.0, "no clause holds the question's own words"))
         return answer
+    if _QUANTITY.match(question):  # "How many stores?": a passage that states no number does not say
+        hits = [_Hit(h.doc, h.coverage, units) for h in hits if (units := [u for u in h.units if _states_number(
+            snapshot.read_text(f"{h.doc}/{SOURCE_FILE}")[slice(*_span(u))])])]
+        if not hits:
+            answer.answer = "not found: no passage read states a number"
+            return answer
     best = max(h.coverage for h in hits)
     hits = sorted((h for h in hits if h.coverage >= best * DOC_CLOSE), key=lambda h: (-h.coverage, h.doc))
     answer.found = True
@@ -148,6 +154,20 @@ def ask_fast(
     answer.answer = "\n\n".join(texts)
     answer.trace.append(Step(answer.citations[0].page, "answer", round(best, 3)))
     return answer
+
+
+_QUANTITY = re.compile(r"\s*(?:how\s+(?:many|much)|what\s+(?:percentage|share|proportion|number|amount))\b", re.I)
+# a figure, a number written out, or one redacted ("[***]": the passage states it, the filing hides it)
+_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+                     r"forty|fifty|sixty|ninety|hundred|thousand|million|billion|half|twice|double)\b|\*{3}|\bredacted\b", re.I)
+_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?"
+                   r"(?:,?\s+(?:19|20)\d\d)?|\b(?:19|20)\d\d\b", re.I)
+_NUMBERED = re.compile(r"(?m)^\s*(?:(?:item|section|article|clause|part)\s+)?[\dIVX]+[A-Z]?(?:\.\d+)*[.)]?(?=\s)", re.I)
+
+
+def _states_number(passage: str) -> bool:
+    """Whether the passage states a quantity: a number that is not a date, a year or a clause's number."""
+    return bool(_NUMBER.search(_NUMBERED.sub(" ", _DATE.sub(" ", passage))))
 
 
 _RULE = re.compile(r":?-*:?")  # a cell of a Markdown table's header rule, or an empty one

@@ -421,3 +421,26 @@ def test_a_heading_no_page_holds_is_read_with_the_clause_under_it():
     assert _with_next(0, heading_end, [clause]) == clause[1]  # the answer shows the clause, not the heading alone
     assert _with_next(0, 200, [(201, 400)]) == 200  # a passage of its own length stays as it is
     assert _with_next(0, heading_end, [(heading_end + 500, heading_end + 600)]) == heading_end  # nothing close after it
+
+
+def test_a_how_many_question_is_answered_only_by_a_passage_stating_a_number(tmp_path, index_repo):
+    """"How many retail stores?" of a filing that speaks of its stores but never counts them is not
+    found; where a passage counts them, that passage is the one cited, not the one only naming them."""
+    from hti_git.compile.pipeline import compile_path
+    from hti_git.config import Settings
+
+    risks = ("1. Risks\n\nThe Company's retail stores are subject to numerous risks and uncertainties, "
+             "including the retail stores' high fixed costs and leases.\n\n")
+    count = "2. Properties\n\nAt year end the Company operated 534 retail stores in 26 countries.\n"
+    plain, counted = tmp_path / "plain-report.txt", tmp_path / "counted-report.txt"
+    plain.write_text(risks + "2. Other\n\nThe Company leases its offices.\n")
+    counted.write_text(risks + count)
+    for path in (plain, counted):
+        compile_path(index_repo, path, Settings())
+    snap = index_repo.snapshot()
+    question = "How many retail stores did the Company operate?"
+    answer = ask_fast(snap, question, docs=["plain-report"])
+    assert not answer.found and answer.answer == "not found: no passage read states a number"
+    assert ask_fast(snap, "Which risks do the retail stores face?", docs=["plain-report"]).found
+    answer = ask_fast(snap, question, docs=["counted-report"])
+    assert answer.found and "534 retail stores" in answer.answer and "numerous risks" not in answer.answer

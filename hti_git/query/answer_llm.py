@@ -25,7 +25,7 @@ from hti_git.query.route import route
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sentences import widen_to_sentence
 from hti_git.store import Snapshot
-from hti_git.text import one_line
+from hti_git.text import one_line, span_units
 from hti_git.tokens import estimate_tokens
 
 ANSWER_SCHEMA = {
@@ -235,5 +235,6 @@ def source_windows(snapshot: Snapshot, docs: list[str], question: str, budget_to
             windows.append([doc, s, e])
     book = EvidenceBook("S")
     for doc, s, e in windows:
-        book.add(doc, f"{doc}/{SOURCE_FILE}", SOURCE_FILE, contexts[doc].text[s:e], [(s, e)])
+        item = book.add(doc, f"{doc}/{SOURCE_FILE}", SOURCE_FILE, contexts[doc].text[s:e], [(s, e)])
+        item.units = span_units(contexts[doc].text, s, e)  # "118,254" of a statement "(In millions)"
     return list(book.items.values())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from query_support import answer_citing, client_for
+from query_support import NOT_FOUND, answer_citing, client_for
 
 from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
@@ -54,6 +54,20 @@ def test_navigation_shows_a_table_row_with_its_tables_units(tmp_path):
     assert row.endswith(f"(table: {CAPTION})")
     assert not any("(table:" in line for line in prompts.splitlines() if "Net sales grew" in line)  # prose: no units
     assert answer.found and any("41,354" in c.text for c in answer.citations)
+
+
+def test_the_source_fallback_shows_a_windows_table_rows_with_their_units(tmp_path):
+    """When navigation finds nothing, the source windows read in its stead hold the table's rows with
+    the units the table states above them too (run 50's answerer saw "118,254" with no "In millions")."""
+    (tmp_path / "report.md").write_text(FILING, encoding="utf-8")
+    init_index(tmp_path / "idx")
+    with IndexRepo(tmp_path / "idx") as repo:
+        compile_path(repo, tmp_path / "report.md", Settings(), method="fast")
+        client, provider = client_for(NOT_FOUND, answer_citing("41,354 thousand shares", "41,354"))
+        answer = ask_llm(repo.snapshot(), "How many shares were repurchased from June 2 to June 29, 2024?", client)
+    window = next(line for line in provider.calls[-1]["messages"][-1]["content"].splitlines() if "41,354" in line)
+    assert window.startswith("[S") and window.endswith(f"(table: {CAPTION})")
+    assert answer.found and answer.fallback
 
 
 def test_fast_shows_a_cited_tables_units_once(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 _SKIP = frozenset({"script", "style", "nav", "header", "footer", "noscript", "head", "template", "svg",
@@ -25,6 +26,39 @@ _BREAK_AFTER = re.compile(r"page-break-after\s*:\s*always|break-after\s*:\s*page
 _HIDDEN = re.compile(r"(?:^|;)\s*display\s*:\s*none\b", re.IGNORECASE)
 
 
+@dataclass
+class _Row:
+    """A table's row being read: its cells so far, and where in the output the open cell began."""
+
+    cells: list[str] = field(default_factory=list)
+    cell_start: int | None = None
+
+
+_BEFORE = frozenset({"$", "US$", "€", "£", "¥"})  # a cell that is only a currency sign belongs to the next
+_AFTER = frozenset({")", "%", ")%", "%)"})  # ... and a closing parenthesis or a per cent sign to the one before
+
+
+def table_cells(cells: list[str]) -> list[str]:
+    """A row's cells as a reader sees them: empty ones (a filing's spacer columns) dropped, a currency
+    sign joined to its figure and a closing parenthesis or per cent sign to the figure before it, as
+    EDGAR's tables split them: `$ | 391,035`, `(269 | )`, `46.2 | %` read `$391,035`, `(269)`, `46.2%`."""
+    out: list[str] = []
+    sign = ""
+    for cell in cells:
+        if not cell:
+            continue
+        if cell in _BEFORE:
+            sign += cell
+        elif cell in _AFTER and out and not sign:
+            out[-1] += cell
+        else:
+            out.append(sign + cell)
+            sign = ""
+    if sign:
+        out.append(sign)
+    return out
+
+
 def html_to_text(markup: str) -> str:
     """Visible text of an HTML page: one line per block, `# ` headings, cells joined by ' | '.
 
@@ -42,7 +76,7 @@ class _TextParser(HTMLParser):
         self.out: list[str] = []
         self.skip_depth = 0
         self.pre_depth = 0
-        self.cells: list[int] = []  # cells seen in the current row, per open table
+        self.tables: list[_Row] = []  # per open table, the row being read
         self.breaks_after: dict[str, int] = {}
         self.hidden: list[str] = []  # tags of the open elements styled display:none (nothing in them shows)
 
@@ -71,14 +105,13 @@ class _TextParser(HTMLParser):
         elif tag in _HEADING:
             self.out.append("#" * _HEADING[tag] + " ")
         elif tag == "table":
-            self.cells.append(0)
-        elif tag == "tr" and self.cells:
-            self.cells[-1] = 0
-        elif tag in ("td", "th"):
-            if self.cells:
-                if self.cells[-1]:
-                    self.out.append(" | ")
-                self.cells[-1] += 1
+            self.tables.append(_Row())
+        elif tag == "tr" and self.tables:
+            self._end_row()
+        elif tag in ("td", "th") and self.tables:
+            row = self.tables[-1]
+            self._end_cell(row)
+            row.cell_start = len(self.out)  # the cell's text is taken out of `out` when it ends
         if style and _BREAK_AFTER.search(style):
             if tag in _VOID:
                 self._newline("\f")
@@ -103,8 +136,13 @@ class _TextParser(HTMLParser):
             return
         if tag == "pre" and self.pre_depth:
             self.pre_depth -= 1
-        elif tag == "table" and self.cells:
-            self.cells.pop()
+        elif tag == "table" and self.tables:
+            self._end_row()
+            self.tables.pop()
+        elif tag == "tr" and self.tables:
+            self._end_row()
+        elif tag in ("td", "th") and self.tables:
+            self._end_cell(self.tables[-1])
         if tag in _BLOCK:
             self._newline(2 if tag in _PARAGRAPH else 1)
         if self.breaks_after.get(tag):
@@ -122,6 +160,23 @@ class _TextParser(HTMLParser):
             data = data.lstrip(" ")
         if data:
             self.out.append(data)
+
+    def _end_cell(self, row: _Row) -> None:
+        if row.cell_start is not None:
+            row.cells.append(" ".join("".join(self.out[row.cell_start:]).split()))
+            del self.out[row.cell_start:]
+            row.cell_start = None
+
+    def _end_row(self) -> None:
+        """Write the row being read as one line of its cells (`table_cells`), if it has any."""
+        row = self.tables[-1]
+        self._end_cell(row)
+        cells = table_cells(row.cells)
+        row.cells = []
+        if cells:
+            self._newline(1)
+            self.out.append(" | ".join(cells))
+            self._newline(1)
 
     def _newline(self, lines: int | str = 1) -> None:
         """End the current line; `lines=2` leaves a blank line; "\f" marks a page end."""

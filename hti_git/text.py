@@ -14,6 +14,7 @@ from typing import Any
 # joined a page's lines into one
 GAP = re.compile(r"(?<=\S)[ \t]{3,}(?=\S)")
 PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")  # a Markdown table's row
+CELL_SEP = " | "  # between the cells of a row of an HTML or Word table (sources/html.py, sources/docx.py)
 _FIGURE = re.compile(r"\(?[-\u2212]?\$?\d[\d,]*(?:\.\d+)?\)?%?|[\u2014\u2013-]")  # 1,234 (56) -4 12.5% —
 _UNIT = frozenset({"$", "%", ")%", "%)"})
 MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"  # a month's name or abbreviation
@@ -21,10 +22,14 @@ _DATE = re.compile(rf"\b{MONTH}[ \t]+\d{{1,2}},?[ \t]+\d{{4}}\b", re.IGNORECASE)
 
 
 def is_table_row(line: str) -> bool:
-    """A table's row: of a pipe table, of three columns or more set apart by gaps, or as PDF text gives a
+    """A table's row: of a pipe table, of three columns or more set apart by gaps, of cells joined by " | "
+    (three or more, or a label and its figure) as HTML and Word tables are written, or as PDF text gives a
     row (columns one space apart): a label ending in two figures or more ("Net income $ 93,736 $ 96,995"),
     or a line of figures mostly ("2024 Change 2023 Change 2022"); not a line ending in a date."""
     if PIPE_ROW.match(line) or len(GAP.findall(line)) >= 2:
+        return True
+    cells = line.split(CELL_SEP)  # cells as an HTML or Word table's row is written: "iPad | 7,162 | 5,791"
+    if len(cells) >= 3 or len(cells) == 2 and _FIGURE.fullmatch(cells[1].strip()):
         return True
     words = [w for w in _DATE.sub("date", line).split() if w not in _UNIT]
     figures = [bool(_FIGURE.fullmatch(w)) for w in words]

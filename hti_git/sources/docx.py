@@ -12,6 +12,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 
 from hti_git.errors import SourceError
+from hti_git.text import CELL_SEP
 
 _HEADING_STYLE = re.compile(r"Heading (\d)")
 # python-docx unpacks every part into memory, so a small zip bomb would cost gigabytes. The zip
@@ -79,5 +80,5 @@ def _table(table: Table) -> str:
             previous = cell._tc
             cells.append(" ".join(cell.text.split()))
         if any(cells):
-            rows.append(" | ".join(cells))
+            rows.append(CELL_SEP.join(cells))
     return "\n".join(rows)

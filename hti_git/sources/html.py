@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from hti_git.text import CELL_SEP
+
 _SKIP = frozenset({"script", "style", "nav", "header", "footer", "noscript", "head", "template", "svg",
                    "iframe", "object", "button", "select",
                    "ix:header"})  # an inline-XBRL filing's machine-readable facts (EDGAR's 10-K and 10-Q)
@@ -175,7 +177,7 @@ class _TextParser(HTMLParser):
         row.cells = []
         if cells:
             self._newline(1)
-            self.out.append(" | ".join(cells))
+            self.out.append(CELL_SEP.join(cells))
             self._newline(1)
 
     def _newline(self, lines: int | str = 1) -> None:

@@ -135,3 +135,30 @@ def test_a_filings_table_rows_read_as_a_reader_sees_them():
         "Other income/(expense), net | (269) | 565",
         "Gross margin percentage | 46.2% | 44.1%",
     ]
+
+
+def test_an_html_tables_rows_are_table_rows_with_their_units(write):
+    """A row as HTML gives it ("iPad | 7,162 | 5,791") is a table's row like a Markdown or PDF one: fast
+    shows the table a row a line under its caption, as it does a PDF's."""
+    from hti_git.compile.pipeline import compile_path
+    from hti_git.config import Settings
+    from hti_git.query.offline import ask_fast
+    from hti_git.store import IndexRepo
+    from hti_git.text import is_table_row
+    from hti_git.workspace import init_index
+
+    assert is_table_row("iPad | 7,162 | 5,791") and is_table_row("Total net sales | $391,035")
+    assert not is_table_row("Governing law | see Section 9") and not is_table_row("A sentence with one | bar.")
+    rows = "".join(f"<tr><td>{name}</td><td>$</td><td>{a}</td><td>$</td><td>{b}</td></tr>"
+                   for name, a, b in (("iPhone", "39,296", "39,669"), ("iPad", "7,162", "5,791"), ("Mac", "7,009", "6,840")))
+    page = ("<html><body><h1>Quarterly Report</h1><h2>Net Sales by Category</h2><p>Net sales by category for the "
+            "three months ended June 29, 2024 were as follows (dollars in millions):</p>"
+            f"<table><tr><td></td><td>2024</td><td>2023</td></tr>{rows}</table>"
+            "<h2>Other Matters</h2><p>The Company announced new products during the quarter.</p></body></html>")
+    path = write(page, "quarter.html")
+    init_index(path.parent / "idx")
+    with IndexRepo(path.parent / "idx") as repo:
+        compile_path(repo, path, Settings(), method="fast")
+        answer = ask_fast(repo.snapshot(), "What were iPad net sales by category in the quarter?")
+    assert answer.found and "\niPad | $7,162 | $5,791\n" in answer.answer  # a row a line, as a table reads
+    assert answer.answer.count("dollars in millions") == 1  # its caption is cited: no note repeats it

@@ -143,6 +143,7 @@ def ask_fast(
         parts = []
         for u in h.units:
             start, end = _span(u)
+            end = _with_list(text, start, end)
             answer.citations.append(Citation(h.doc, u.page, start, end, lines.lines(start, end),
                                              lines.pages(start, end), text[start:end]))
             shown = _shown(text[start:end])
@@ -160,6 +161,30 @@ _QUANTITY = re.compile(r"\s*(?:how\s+(?:many|much)|what\s+(?:percentage|share|pr
 # a figure, a number written out, or one redacted ("[***]": the passage states it, the filing hides it)
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                      r"forty|fifty|sixty|ninety|hundred|thousand|million|billion|half|twice|double)\b|\*{3}|\bredacted\b", re.I)
+# A list's item as a line starts: a bullet (•iPad Air), a dash or asterisk and a space, or "(a) "
+_LIST_ITEM = re.compile(r"[ \t]*(?:[•·▪‣◦]|[-–*][ \t]|\([a-zA-Z0-9]{1,4}\)[ \t])\s*\S")
+LIST_ITEM_CHARS = 300  # a longer line is a paragraph of its own, not an item of the list being shown
+
+
+def _with_list(text: str, start: int, end: int) -> int:
+    """Where a cited passage ends when it introduces a list (its last line ends with ":") or ends in a
+    list's item: after the list's short items right after it, within MAX_SPAN of its start. The passages
+    split a list item by item, so the passage "...announced the following updates: •iPad Air®;" is
+    shown on through "•iPad Pro®;" and "•iOS 18, macOS Sequoia, ...", the rest of the answer."""
+    lines = text[start:end].rstrip().splitlines()
+    if not lines or not (lines[-1].rstrip().endswith(":") or _LIST_ITEM.match(lines[-1])):
+        return end
+    at = end
+    while True:
+        line_start = len(text) - len(text[at:].lstrip())
+        line_end = text.find("\n", line_start)
+        line_end = len(text) if line_end < 0 else line_end
+        line = text[line_start:line_end]
+        if not _LIST_ITEM.match(line) or len(line) > LIST_ITEM_CHARS or line_end - start > MAX_SPAN:
+            return at
+        at = line_end
+
+
 _DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?"
                    r"(?:,?\s+(?:19|20)\d\d)?|\b(?:19|20)\d\d\b", re.I)
 _NUMBERED = re.compile(r"(?m)^\s*(?:(?:item|section|article|clause|part)\s+)?[\dIVX]+[A-Z]?(?:\.\d+)*[.)]?(?=\s)", re.I)

@@ -444,3 +444,29 @@ def test_a_how_many_question_is_answered_only_by_a_passage_stating_a_number(tmp_
     assert ask_fast(snap, "Which risks do the retail stores face?", docs=["plain-report"]).found
     answer = ask_fast(snap, question, docs=["counted-report"])
     assert answer.found and "534 retail stores" in answer.answer and "numerous risks" not in answer.answer
+
+
+def test_a_cited_passage_that_opens_a_list_is_shown_with_the_lists_items(tmp_path, index_repo):
+    """Passages split a list item by item: the cited one that introduces the list goes on through its
+    short items, the whole answer, and stops at the paragraph after them."""
+    from hti_git.compile.pipeline import compile_path
+    from hti_git.config import Settings
+    from hti_git.query.offline import _with_list
+
+    text = ("Product Introductions\n\nDuring the quarter, the Company announced the following product and "
+            "operating system updates:\n\n•iPad Air;\n\n•iPad Pro;\n\n•iOS 18, macOS Sequoia and watchOS 11.\n\n"
+            "The Company also announced a personal intelligence system that uses generative models, which will "
+            "be available on certain devices later in the year, and expects its net sales to follow.\n")
+    path = tmp_path / "quarter.txt"
+    path.write_text(text)
+    compile_path(index_repo, path, Settings())
+    answer = ask_fast(index_repo.snapshot(), "Which operating system updates did the Company announce?")
+    assert answer.found
+    assert "•iPad Air; •iPad Pro; •iOS 18, macOS Sequoia and watchOS 11." in answer.answer
+    listed = next(c for c in answer.citations if "updates:" in c.text)
+    assert listed.text.rstrip().endswith("watchOS 11.")  # the citation spans the items it shows
+    # a passage that neither ends with ":" nor in an item, or figures after it, do not run on
+    figures = "Net income 93,736\n-2,266 adjustments\n"
+    assert _with_list(figures, 0, len("Net income 93,736")) == len("Net income 93,736")
+    intro = "Tasks:\n- first\n- second\nA closing paragraph.\n"
+    assert intro[:_with_list(intro, 0, len("Tasks:"))] == "Tasks:\n- first\n- second"

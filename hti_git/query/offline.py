@@ -16,7 +16,10 @@
    at least three of the question's words (all, when it has fewer), so a common word or two is not an
    answer. The answer cites the clause holding most of the question, from its heading, and the passages
    scoring close to the best, clause by clause (the best-ranked passage's clause first), each clause in
-   document order. When several documents answer about equally well, each answers.
+   document order. When several documents answer about equally well, each answers. A question about a
+   name the document never writes ("TSMC") is not searched there (`naming.unmentioned_names`), and a
+   how-many or how-much question is answered only by passages that state a number; a cited passage
+   that opens a list is shown with the list's items (`query.answer_text`).
 
 `DocContext` and `search_source` (flat BM25 over source.txt passages) serve the chunks baseline and the
 model's fallback.
@@ -24,7 +27,6 @@ model's fallback.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -32,6 +34,7 @@ from hti_git.index.layout import SOURCE_FILE
 from hti_git.index.linemap import LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import BM25, search_terms, terms
+from hti_git.query.answer_text import asks_quantity, shown_passage, states_number, with_list
 from hti_git.query.clause_search import (
     ClauseIndex,
     Group,
@@ -47,7 +50,7 @@ from hti_git.query.naming import naming_stems, unmentioned_names
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
-from hti_git.text import PIPE_ROW, is_table_row, span_units
+from hti_git.text import span_units
 from hti_git.tokens import estimate_tokens
 
 FOUND_COVERAGE = 0.28  # share of the question's idf mass the best clause read holds ...
@@ -64,8 +67,8 @@ ANSWER_TERMS = 3  # ... for `fast` to answer with them: on CUAD, 3 instead of 2 
 FOUND_RATIO = 0.2  # best passage score / ideal score (the chunks baseline's offline answer rule)
 ROUTE_CATALOG_DOCS = 12  # in a larger corpus, documents searched: the best by the catalogue's routing terms
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
-ATTACHMENTS = "exhibits-and-annexes"
-NEVER_MENTIONS = "never mentions"  # a document skipped: the question names what it never writes  # the category `compile.fast` files exhibits, annexes and schedules under
+ATTACHMENTS = "exhibits-and-annexes"  # the category `compile.fast` files exhibits, annexes and schedules under
+NEVER_MENTIONS = "never mentions"  # a document skipped: the question names what it never writes
 
 
 @dataclass
@@ -126,11 +129,12 @@ def ask_fast(
                 f": no document mentions {names}"
         answer.trace.append(Step("", "stop", 0.0, "no clause holds the question's own words"))
         return answer
-    if _QUANTITY.match(question):  # "How many stores?": a passage that states no number does not say
-        hits = [_Hit(h.doc, h.coverage, units) for h in hits if (units := [u for u in h.units if _states_number(
-            snapshot.read_text(f"{h.doc}/{SOURCE_FILE}")[slice(*_span(u))])])]
+    if asks_quantity(question):  # "How many stores?": a passage that states no number does not say
+        hits = [_Hit(h.doc, h.coverage, units) for h in hits
+                if (units := _stating_numbers(snapshot.read_text(f"{h.doc}/{SOURCE_FILE}"), h.units))]
         if not hits:
             answer.answer = "not found: no passage read states a number"
+            answer.trace.append(Step("", "stop", 0.0, "no passage read states a number"))
             return answer
     best = max(h.coverage for h in hits)
     hits = sorted((h for h in hits if h.coverage >= best * DOC_CLOSE), key=lambda h: (-h.coverage, h.doc))
@@ -143,10 +147,10 @@ def ask_fast(
         parts = []
         for u in h.units:
             start, end = _span(u)
-            end = _with_list(text, start, end)
+            end = with_list(text, start, end, MAX_SPAN)
             answer.citations.append(Citation(h.doc, u.page, start, end, lines.lines(start, end),
                                              lines.pages(start, end), text[start:end]))
-            shown = _shown(text[start:end])
+            shown = shown_passage(text[start:end])
             # a table's row with its table's units ("41,354" is thousands of shares), unless shown already
             units = span_units(text, start, end)
             parts.append(f"{shown}\n(table: {units})" if units and not any(units in p for p in parts) else shown)
@@ -157,70 +161,8 @@ def ask_fast(
     return answer
 
 
-_QUANTITY = re.compile(r"\s*(?:how\s+(?:many|much)|what\s+(?:percentage|share|proportion|number|amount))\b", re.I)
-# a figure, a number written out, or one redacted ("[***]": the passage states it, the filing hides it)
-_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
-                     r"forty|fifty|sixty|ninety|hundred|thousand|million|billion|half|twice|double)\b|\*{3}|\bredacted\b", re.I)
-# A list's item as a line starts: a bullet (•iPad Air), a dash or asterisk and a space, or "(a) "
-_LIST_ITEM = re.compile(r"[ \t]*(?:[•·▪‣◦]|[-–*][ \t]|\([a-zA-Z0-9]{1,4}\)[ \t])\s*\S")
-LIST_ITEM_CHARS = 300  # a longer line is a paragraph of its own, not an item of the list being shown
-
-
-def _with_list(text: str, start: int, end: int) -> int:
-    """Where a cited passage ends when it introduces a list (its last line ends with ":") or ends in a
-    list's item: after the list's short items right after it, within MAX_SPAN of its start. The passages
-    split a list item by item, so the passage "...announced the following updates: •iPad Air®;" is
-    shown on through "•iPad Pro®;" and "•iOS 18, macOS Sequoia, ...", the rest of the answer."""
-    lines = text[start:end].rstrip().splitlines()
-    if not lines or not (lines[-1].rstrip().endswith(":") or _LIST_ITEM.match(lines[-1])):
-        return end
-    at = end
-    while True:
-        line_start = len(text) - len(text[at:].lstrip())
-        line_end = text.find("\n", line_start)
-        line_end = len(text) if line_end < 0 else line_end
-        line = text[line_start:line_end]
-        if not _LIST_ITEM.match(line) or len(line) > LIST_ITEM_CHARS or line_end - start > MAX_SPAN:
-            return at
-        at = line_end
-
-
-_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?"
-                   r"(?:,?\s+(?:19|20)\d\d)?|\b(?:19|20)\d\d\b", re.I)
-_NUMBERED = re.compile(r"(?m)^\s*(?:(?:item|section|article|clause|part)\s+)?[\dIVX]+[A-Z]?(?:\.\d+)*[.)]?(?=\s)", re.I)
-
-
-def _states_number(passage: str) -> bool:
-    """Whether the passage states a quantity: a number that is not a date, a year or a clause's number."""
-    return bool(_NUMBER.search(_NUMBERED.sub(" ", _DATE.sub(" ", passage))))
-
-
-_RULE = re.compile(r":?-*:?")  # a cell of a Markdown table's header rule, or an empty one
-
-
-def _shown(passage: str) -> str:
-    """A passage as the answer shows it: on one line, or, when it holds a table (two rows or more,
-    `text.is_table_row`), each row on a line of its own with its spaces collapsed, so the figures stay beside
-    their row's label, and the prose between rows on one line."""
-    lines = [line for line in passage.splitlines() if line.strip()]
-    rows = [is_table_row(line) for line in lines]
-    if sum(rows) < 2:
-        return " ".join(" ".join(line.split()) for line in lines)
-    out: list[str] = []
-    prose = False  # whether out[-1] is prose that the next prose line continues
-    for line, row in zip(lines, rows):
-        if PIPE_ROW.match(line):  # a Markdown table's row: its cells, without the empty ones
-            cells = [" ".join(c.split()) for c in line.strip().strip("|").split("|")]
-            if all(_RULE.fullmatch(c) for c in cells):
-                continue  # the |:---|---:| line under a table's header
-            line = " | ".join(c for c in cells if c)
-        line = " ".join(line.split())
-        if not row and prose:
-            out[-1] += " " + line
-        else:
-            out.append(line)
-        prose = not row
-    return "\n".join(out)
+def _stating_numbers(text: str, units: list[Unit]) -> list[Unit]:
+    return [u for u in units if states_number(text[slice(*_span(u))])]
 
 
 def holds_clause_words(snapshot: Snapshot, question: str, docs: list[str] | None = None) -> bool:

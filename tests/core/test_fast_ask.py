@@ -451,7 +451,7 @@ def test_a_cited_passage_that_opens_a_list_is_shown_with_the_lists_items(tmp_pat
     short items, the whole answer, and stops at the paragraph after them."""
     from hti_git.compile.pipeline import compile_path
     from hti_git.config import Settings
-    from hti_git.query.offline import _with_list
+    from hti_git.query.answer_text import with_list
 
     text = ("Product Introductions\n\nDuring the quarter, the Company announced the following product and "
             "operating system updates:\n\n•iPad Air;\n\n•iPad Pro;\n\n•iOS 18, macOS Sequoia and watchOS 11.\n\n"
@@ -467,6 +467,6 @@ def test_a_cited_passage_that_opens_a_list_is_shown_with_the_lists_items(tmp_pat
     assert listed.text.rstrip().endswith("watchOS 11.")  # the citation spans the items it shows
     # a passage that neither ends with ":" nor in an item, or figures after it, do not run on
     figures = "Net income 93,736\n-2,266 adjustments\n"
-    assert _with_list(figures, 0, len("Net income 93,736")) == len("Net income 93,736")
+    assert with_list(figures, 0, len("Net income 93,736"), 2000) == len("Net income 93,736")
     intro = "Tasks:\n- first\n- second\nA closing paragraph.\n"
-    assert intro[:_with_list(intro, 0, len("Tasks:"))] == "Tasks:\n- first\n- second"
+    assert intro[:with_list(intro, 0, len("Tasks:"), 2000)] == "Tasks:\n- first\n- second"

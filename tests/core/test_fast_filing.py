@@ -58,7 +58,7 @@ def test_a_figure_asked_for_is_in_the_answer_in_the_order_the_filing_gives_it(fi
 
 
 def test_a_table_from_a_pdf_is_shown_a_row_a_line_and_prose_on_one_line():
-    from hti_git.query.offline import _shown
+    from hti_git.query.answer_text import shown_passage as _shown
 
     gapped = ("Net sales by category (in millions):\n"
               "iPhone                 $   201,183       (2)%   $   205,489\n"

@@ -69,6 +69,7 @@ def html_to_text(markup: str) -> str:
     parser = _TextParser()
     parser.feed(markup)
     parser.close()
+    parser.end_tables()
     return "".join(parser.out)
 
 
@@ -162,6 +163,12 @@ class _TextParser(HTMLParser):
             data = data.lstrip(" ")
         if data:
             self.out.append(data)
+
+    def end_tables(self) -> None:
+        """Write the rows of the tables the page never closed: their cells are text too."""
+        while self.tables:
+            self._end_row()
+            self.tables.pop()
 
     def _end_cell(self, row: _Row) -> None:
         if row.cell_start is not None:

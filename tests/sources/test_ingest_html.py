@@ -80,6 +80,9 @@ def test_css_page_breaks_let_cleaning_drop_running_headers(write):
 def test_nested_tables_and_unclosed_tags():
     html = "<table><tr><td>a<td>b<table><tr><td>x</td><td>y</td></tr></table><td>c</table><p>tail"
     assert html_to_text(html).split() == ["a", "|", "b", "x", "|", "y", "|", "c", "tail"]
+    # a page that ends inside a table loses none of its cells
+    assert html_to_text("<p>x</p><table><tr><td>a</td><td>b</td><tr><td>c<td>d").split() == \
+        ["x", "a", "|", "b", "c", "|", "d"]
 
 
 def test_edgar_pre_filing_page_markers(write):

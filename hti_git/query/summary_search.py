@@ -58,9 +58,8 @@ def _same_root(a: str, b: str) -> bool:
     return len(short) >= 5 and long_.startswith(short)
 
 
-def _ranked(index: ClauseIndex, question: str) -> list[tuple[float, str, str]]:
-    """(score, path, kind) of the entries sharing a word with the question, best first."""
-    groups = _expand(index, routing_stems(question))
+def _ranked(index: ClauseIndex, groups: list[Group]) -> list[tuple[float, str, str]]:
+    """(score, path, kind) of the entries sharing a word with the question (its `groups`), best first."""
     weights = [index.weight(g) for g in groups]
     scored = [(index.score(groups, weights, u), i) for i, u in enumerate(index.units)]
     return [(sc, index.units[i].page, index.units[i].category)
@@ -89,12 +88,13 @@ def best_pages(root: Page, question: str, k: int, listing: Callable[[str], Page 
     reads = 0
     while True:
         index = _index(entries, known)
-        ranked = _ranked(index, question)
+        groups = _expand(index, routing_stems(question))
+        ranked = _ranked(index, groups)
         subjects = [(sc, path) for sc, path, kind in ranked if kind != "category"]
         deeper = next(((sc, path) for sc, path, kind in ranked if kind == "category" and path not in opened), None)
         kth = subjects[k - 1][0] if len(subjects) >= k else 0.0
         if deeper is None or reads >= max_reads or deeper[0] <= kth:
-            words = set().union(*_expand(index, routing_stems(question)))
+            words = set().union(*groups)
             top = subjects[0][0] if subjects else 0.0
             return [path for sc, path in subjects[:k] if sc >= RUNNER_UP_SHARE * top], words
         opened.add(deeper[1])

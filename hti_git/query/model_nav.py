@@ -15,6 +15,7 @@ to try another branch spends the branching budget; every page read spends the pa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from hti_git.errors import PageFormatError, StoreError
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
@@ -74,6 +75,15 @@ class Link:
     relation: str  # child | related
     note: str = ""
     summary_chars: int = LINK_SUMMARY_CHARS
+
+
+class _Entry(NamedTuple):
+    """An entry of a section's listing: its place there (1-based), page, title, and whether it is a sub-section."""
+
+    place: int
+    path: str
+    title: str
+    section: bool
 
 
 @dataclass
@@ -237,35 +247,34 @@ class DocNavigation:
         they all fit. A section listed whole needs no summary; a section with only its sub-sections
         listed keeps its brief one. (Listed first-come, a long document's first sections took the
         room, and its later ones showed no outline at all.)"""
-        entries: dict[str, list[tuple[int, str, str, bool]]] = {}
+        entries: dict[str, list[_Entry]] = {}
         for link in sections:
             listing = self._listing(link.path)
             if listing is not None:
-                entries[link.id] = [(i, listing.resolve(c["link"]), str(c.get("title", "")), c.get("kind") == "category")
+                entries[link.id] = [_Entry(i, listing.resolve(c["link"]), str(c.get("title", "")), c.get("kind") == "category")
                                     for i, c in enumerate(listing.links(), 1)]
         shown: dict[str, list[Link]] = {}
         room = GRANDCHILD_CHARS
         for outline in (True, False):
             for link in sections:
                 listing = entries.get(link.id, [])
-                has_sections = any(is_section for *_, is_section in listing)
                 if outline:
-                    rows = [e for e in listing if e[3]]
-                elif link.id in shown or not has_sections:  # its subjects, after its outline if it has one
-                    rows = [e for e in listing if not e[3]]
+                    rows = [e for e in listing if e.section]
+                elif link.id in shown or not any(e.section for e in listing):  # its subjects, after its outline
+                    rows = [e for e in listing if not e.section]
                 else:
                     continue  # its outline did not fit: nor will the rest
-                cost = sum(len(link.id) + 4 + len(one_line(title, 100)) for _, _, title, _ in rows)
+                cost = sum(len(link.id) + 4 + len(one_line(e.title, 100)) for e in rows)
                 if not rows or cost > room:
                     continue
                 room -= cost
                 listed = shown.setdefault(link.id, [])
-                for i, path, title, _ in rows:
-                    if path not in seen:
-                        seen.add(path)
-                        listed.append(Link(f"{link.id}.{i}", path, title, "", "child", "entry"))
+                for e in rows:
+                    if e.path not in seen:
+                        seen.add(e.path)
+                        listed.append(Link(f"{link.id}.{e.place}", e.path, e.title, "", "child", "entry"))
                 listed.sort(key=lambda x: int(x.id.rsplit(".", 1)[1]))
-                if all(path in seen for _, path, _, _ in listing):
+                if all(e.path in seen for e in listing):
                     link.summary_chars = LISTED_SUMMARY_CHARS  # its entries' titles say what it holds
         return shown
 

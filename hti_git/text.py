@@ -51,6 +51,45 @@ def table_units(text: str, row_start: int) -> str:
     return " ".join(notes[-1].group(1).split()) if notes else ""
 
 
+# A word of a table's column headings: a period ("Three Months Ended", "June 29, 2024", "2024"), "Change", "%"
+_HEADING_WORD = re.compile(rf"(?:{MONTH}|\d{{1,2}},?|(?:19|20)\d\d|ended|ending|months?|weeks?|years?|quarters?|"
+                           r"three|six|nine|twelve|fiscal|change|%|\$|as|of|at|and|q[1-4])", re.IGNORECASE)
+_PERIOD_WORD = re.compile(rf"(?:{MONTH}|(?:19|20)\d\d|ended|ending)", re.IGNORECASE)
+COLUMNS_REACH = 60  # lines above a row where its table's column headings may be
+COLUMNS_CHARS = 200  # the headings shown, at most
+LABEL_WORDS = 5  # a line this short without figures, or one ending in ":", is a row's label, not prose
+
+
+def table_columns(text: str, row_start: int) -> str:
+    """The column headings of the table whose row is at `row_start`: the lines above its rows that name
+    only periods ("Three Months Ended | Nine Months Ended", "June 29, 2024 | July 1, 2023 | Change",
+    "2024 2023 2022"), rows of cells joined by " / " and a PDF's lines by a space, else "". A row alone
+    says "19,744" where the table means the nine months ended June 29, 2024."""
+    lines = text[max(0, row_start - COLUMNS_REACH * 200):row_start].splitlines()[-COLUMNS_REACH:]
+    heading: list[list[str]] = []
+    for line in reversed(lines):
+        cells = [" ".join(c.split()) for c in line.strip().strip("|").split("|")]
+        cells = [c for c in cells if c and not re.fullmatch(r":?-+:?", c)]
+        words = " ".join(cells).split()
+        if not words:
+            continue
+        if all(_HEADING_WORD.fullmatch(w) for w in words):  # a row of a table's cells, or a line of text
+            heading.append(cells if PIPE_ROW.match(line) else [" ".join(words)])
+            continue
+        if heading:
+            break
+        if is_table_row(line):
+            continue  # a row of the table above the one asked about
+        if len(words) > LABEL_WORDS and not line.rstrip().endswith(":"):
+            break  # prose: the table starts below it
+    if not any(_PERIOD_WORD.search(" ".join(cells)) for cells in heading):
+        return ""
+    out = ""
+    for cells in reversed(heading):  # a row of cells after " / "; a PDF's line after a space
+        out += (" / " if out and len(cells) > 1 else " " if out else "") + " | ".join(cells)
+    return one_line(out, COLUMNS_CHARS)
+
+
 def span_units(text: str, start: int, end: int) -> str:
     """`table_units` of text[start:end] when it holds a table's row, else "" (prose needs no note)."""
     return table_units(text, start) if any(is_table_row(line) for line in text[start:end].splitlines()) else ""

@@ -34,7 +34,7 @@ from hti_git.index.layout import SOURCE_FILE
 from hti_git.index.linemap import LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import BM25, search_terms, terms
-from hti_git.query.answer_text import asks_quantity, shown_passage, states_number, with_list
+from hti_git.query.answer_text import asks_quantity, shown_passage, states_number, table_note, with_list
 from hti_git.query.clause_search import (
     ClauseIndex,
     Group,
@@ -50,7 +50,6 @@ from hti_git.query.naming import naming_stems, unmentioned_names
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
-from hti_git.text import span_units
 from hti_git.tokens import estimate_tokens
 
 FOUND_COVERAGE = 0.28  # share of the question's idf mass the best clause read holds ...
@@ -145,20 +144,35 @@ def ask_fast(
         text = snapshot.read_text(f"{h.doc}/{SOURCE_FILE}")
         lines = LineMap(text, source_page_starts(snapshot, h.doc))
         parts = []
-        for u in h.units:
-            start, end = _span(u)
-            end = with_list(text, start, end, MAX_SPAN)
+        for u, start, end in _joined(h.units, text):
             answer.citations.append(Citation(h.doc, u.page, start, end, lines.lines(start, end),
                                              lines.pages(start, end), text[start:end]))
             shown = shown_passage(text[start:end])
-            # a table's row with its table's units ("41,354" is thousands of shares), unless shown already
-            units = span_units(text, start, end)
-            parts.append(f"{shown}\n(table: {units})" if units and not any(units in p for p in parts) else shown)
+            # a table's row with its table's units and columns ("41,354" is thousands of shares, bought in
+            # the month to June 29, 2024), unless shown already
+            note = table_note(text, start, end, "\n".join(parts + [shown]))
+            parts.append(f"{shown}\n(table: {note})" if note else shown)
         body = "\n\n".join(parts)
         texts.append(f"[{h.doc}] {body}" if len(hits) > 1 else body)
     answer.answer = "\n\n".join(texts)
     answer.trace.append(Step(answer.citations[0].page, "answer", round(best, 3)))
     return answer
+
+
+def _joined(units: list[Unit], text: str) -> list[tuple[Unit, int, int]]:
+    """The cited passages' spans (a list's items included, `with_list`), in order, each joined with the
+    overlapping ones after it: a statement's rows that two passages read are shown and cited once."""
+    spans: list[tuple[Unit, int, int]] = []
+    for u in units:
+        start, end = _span(u)
+        end = with_list(text, start, end, MAX_SPAN)
+        at = next((i for i, (_, s, e) in enumerate(spans) if start < e and s < end), None)
+        if at is None:
+            spans.append((u, start, end))
+        else:
+            first, s, e = spans[at]
+            spans[at] = (first, min(s, start), max(e, end))
+    return spans
 
 
 def _stating_numbers(text: str, units: list[Unit]) -> list[Unit]:

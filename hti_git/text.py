@@ -54,7 +54,8 @@ def table_units(text: str, row_start: int) -> str:
 # A word of a table's column headings: a period ("Three Months Ended", "June 29, 2024", "2024"), "Change", "%"
 _HEADING_WORD = re.compile(rf"(?:{MONTH}|\d{{1,2}},?|(?:19|20)\d\d|ended|ending|months?|weeks?|years?|quarters?|"
                            r"three|six|nine|twelve|fiscal|change|%|\$|as|of|at|and|q[1-4])", re.IGNORECASE)
-_PERIOD_WORD = re.compile(rf"(?:{MONTH}|(?:19|20)\d\d|ended|ending)", re.IGNORECASE)
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_PERIOD = re.compile(r"\b(?:ended|ending|months|weeks|quarters?|years)\b", re.IGNORECASE)
 COLUMNS_REACH = 60  # lines above a row where its table's column headings may be
 COLUMNS_CHARS = 200  # the headings shown, at most
 LABEL_WORDS = 5  # a line this short without figures, or one ending in ":", is a row's label, not prose
@@ -68,12 +69,11 @@ def table_columns(text: str, row_start: int) -> str:
     lines = text[max(0, row_start - COLUMNS_REACH * 200):row_start].splitlines()[-COLUMNS_REACH:]
     heading: list[list[str]] = []
     for line in reversed(lines):
-        cells = [" ".join(c.split()) for c in line.strip().strip("|").split("|")]
-        cells = [c for c in cells if c and not re.fullmatch(r":?-+:?", c)]
+        cells = _cells(line)
         words = " ".join(cells).split()
         if not words:
             continue
-        if all(_HEADING_WORD.fullmatch(w) for w in words):  # a row of a table's cells, or a line of text
+        if _is_heading(words):  # a row of a table's cells, or a line of text
             heading.append(cells if PIPE_ROW.match(line) else [" ".join(words)])
             continue
         if heading:
@@ -82,17 +82,51 @@ def table_columns(text: str, row_start: int) -> str:
             continue  # a row of the table above the one asked about
         if len(words) > LABEL_WORDS and not line.rstrip().endswith(":"):
             break  # prose: the table starts below it
-    if not any(_PERIOD_WORD.search(" ".join(cells)) for cells in heading):
-        return ""
+    said = " ".join(" ".join(cells) for cells in heading)
+    if len(_YEAR.findall(said)) < 2 and not _PERIOD.search(said):
+        return ""  # one date alone ("March 31, 2024" of "March 31, 2024 to May 4, 2024:") is a row's label
     out = ""
     for cells in reversed(heading):  # a row of cells after " / "; a PDF's line after a space
         out += (" / " if out and len(cells) > 1 else " " if out else "") + " | ".join(cells)
     return one_line(out, COLUMNS_CHARS)
 
 
-def span_units(text: str, start: int, end: int) -> str:
-    """`table_units` of text[start:end] when it holds a table's row, else "" (prose needs no note)."""
-    return table_units(text, start) if any(is_table_row(line) for line in text[start:end].splitlines()) else ""
+def _cells(line: str) -> list[str]:
+    """A line's cells (of a Markdown row, a row written with " | ", or the line), without empty ones or a
+    Markdown table's header rule."""
+    cells = [" ".join(c.split()) for c in line.strip().strip("|").split("|")]
+    return [c for c in cells if c and not re.fullmatch(r":?-+:?", c)]
+
+
+def _is_heading(words: list[str]) -> bool:
+    return all(_HEADING_WORD.fullmatch(w) for w in words)
+
+
+def table_note(text: str, start: int, end: int, shown: str | None = None) -> str:
+    """What a table's row in text[start:end] needs to be read: its table's units and column headings
+    ("In millions; columns: Nine Months Ended / June 29, 2024 | July 1, 2023"), each unless `shown`
+    (what is shown with the row; by default the span itself) holds it; "" for prose. The row "iPad |
+    7,162 | 5,791 | 19,744 | 21,857" says which figure is the nine months' only with its headings."""
+    at, row = start, None  # the span's first row of figures (not of headings); its first row
+    for line in text[start:end].splitlines(keepends=True):
+        if is_table_row(line):
+            row = at if row is None else row
+            if not _is_heading(" ".join(_cells(line)).split()):
+                row = at
+                break
+        at += len(line)
+    if row is None:
+        return ""
+    seen = _words(text[start:end] if shown is None else shown)
+    units = table_units(text, row)
+    columns = table_columns(text, row)
+    return "; ".join(n for n, words in ((units, units), (f"columns: {columns}", columns))
+                     if words and _words(words) not in seen)
+
+
+def _words(text: str) -> str:
+    """Text's words as cells show them, for telling whether a note's words are shown already."""
+    return " ".join(w for line in text.replace(" / ", " ").lower().splitlines() for w in " ".join(_cells(line)).split())
 
 
 def canonical_json(value: Any) -> str:

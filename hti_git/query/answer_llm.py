@@ -18,14 +18,14 @@ from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import question_terms
 from hti_git.llm.client import ModelClient, run_batch
 from hti_git.llm.prompts import Template, fence, load_template
-from hti_git.query.evidence import Evidence, EvidenceBook, cite, units_note
+from hti_git.query.evidence import Evidence, EvidenceBook, cite, table_suffix
 from hti_git.query.model_nav import CITATIONS_SCHEMA, Budget, DocNavigation, step_tokens
 from hti_git.query.offline import DocContext, holds_clause_words
 from hti_git.query.route import route
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sentences import widen_to_sentence
 from hti_git.store import Snapshot
-from hti_git.text import one_line, span_units
+from hti_git.text import one_line, table_note
 from hti_git.tokens import estimate_tokens
 
 ANSWER_SCHEMA = {
@@ -141,7 +141,7 @@ def render_evidence(items: list[Evidence]) -> str:
         if item.page != last:
             rows.append(f"From {item.page}:" if item.label == SOURCE_FILE else f"Page {item.page.split('/', 1)[-1]}:")
             last = item.page
-        text = " ".join(item.text.split()) + units_note(item)
+        text = " ".join(item.text.split()) + table_suffix(item)
         rows.append(f"[{item.id}] {text}" if item.label == SOURCE_FILE else f"[{item.id}] {item.label}: {text}")
     return fence("\n".join(rows))
 
@@ -236,5 +236,5 @@ def source_windows(snapshot: Snapshot, docs: list[str], question: str, budget_to
     book = EvidenceBook("S")
     for doc, s, e in windows:
         item = book.add(doc, f"{doc}/{SOURCE_FILE}", SOURCE_FILE, contexts[doc].text[s:e], [(s, e)])
-        item.units = span_units(contexts[doc].text, s, e)  # "118,254" of a statement "(In millions)"
+        item.table = table_note(contexts[doc].text, s, e)  # "118,254" of a statement "(In millions)"
     return list(book.items.values())

@@ -3,7 +3,6 @@
 - `shown_passage`: a passage on one line, or a table a row a line with its figures beside its label.
 - `with_list`: a cited passage that opens a list runs on through the list's short items (passages split
   a list item by item, so the item after the introducing line would otherwise be the whole answer).
-- `table_note`: what a cited table's row needs to be read: its table's units and column headings.
 - `asks_quantity` / `states_number`: a how-many or how-much question is answered only by a passage that
   states a number ("How many retail stores?" is not answered by "the retail stores face risks").
 """
@@ -12,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from hti_git.text import MONTH, PIPE_ROW, is_table_row, table_columns, table_units
+from hti_git.text import MONTH, PIPE_ROW, is_table_row
 
 _RULE = re.compile(r":?-*:?")  # a cell of a Markdown table's header rule, or an empty one
 # A list's item as a line starts: a bullet (•iPad Air), a dash or asterisk and a space, or "(a) "
@@ -52,29 +51,6 @@ def shown_passage(passage: str) -> str:
             out.append(line)
         prose = not row
     return "\n".join(out)
-
-
-def table_note(text: str, start: int, end: int, shown: str) -> str:
-    """The units and column headings of the table whose rows text[start:end] holds ("In millions;
-    columns: Nine Months Ended / June 29, 2024 | July 1, 2023"), each unless `shown` (what the answer
-    shows so far) holds it already, else "": the row "iPad | 7,162 | 5,791 | 24% | 19,744 | 21,857 |
-    (10)%" says which figure is the nine months' only with its table's headings."""
-    at = start
-    for line in text[start:end].splitlines(keepends=True):
-        if is_table_row(line):
-            break
-        at += len(line)
-    else:
-        return ""
-    seen = _words(shown + " " + text[start:end])
-    units = table_units(text, at)
-    columns = table_columns(text, at)
-    return "; ".join(n for n, words in ((units, units), (f"columns: {columns}", columns))
-                     if words and _words(words) not in seen)
-
-
-def _words(text: str) -> str:
-    return " ".join(text.lower().replace("|", " ").replace(" / ", " ").split())
 
 
 def with_list(text: str, start: int, end: int, max_span: int) -> int:

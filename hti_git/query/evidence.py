@@ -42,7 +42,7 @@ class Evidence:
     unverified: bool = False
     anywhere: bool = False  # a listing's summary: a quote from it is looked for in the whole source
     summary: bool = False  # a page's summary (not a value): its quote resolves to the sentence that states it
-    units: str = ""  # a table row's units as its table states them ("in millions"), shown with it
+    table: str = ""  # a table row's units and column headings as its table states them (`text.table_note`)
 
 
 SUMMARY_LABEL = "summary"
@@ -56,9 +56,9 @@ def summary_spans(page: Page) -> tuple[list[tuple[int, int]], list[int]]:
     return spans, sorted({int(n) for v in values for n in (v.get("pages") or [])})
 
 
-def units_note(item: Evidence) -> str:
-    """What follows an item's text when it is a table's row: the units its table states."""
-    return f" (table: {item.units})" if item.units else ""
+def table_suffix(item: Evidence) -> str:
+    """What follows an item's text when it is a table's row: its table's units and column headings."""
+    return f" (table: {item.table})" if item.table else ""
 
 
 class EvidenceBook:

@@ -23,11 +23,11 @@ from hti_git.index.page import Page
 from hti_git.lexical import terms
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template, fence
-from hti_git.query.evidence import SUMMARY_LABEL, Evidence, EvidenceBook, summary_spans, units_note
+from hti_git.query.evidence import SUMMARY_LABEL, Evidence, EvidenceBook, summary_spans, table_suffix
 from hti_git.query.summary_search import best_pages
 from hti_git.query.types import Step
 from hti_git.store import Snapshot
-from hti_git.text import one_line, span_units
+from hti_git.text import one_line, table_note
 
 ACTIONS = ("answer", "open", "follow", "up")
 CITATIONS_SCHEMA = {
@@ -167,8 +167,8 @@ class DocNavigation:
         # every page read is evidence for the answer step, summaries included; a table's row is
         # shown with the units its table states above it
         for item in self.book.add_page(page):
-            if item.spans and not item.summary and not item.units:
-                item.units = span_units(self._source(), *item.spans[0])
+            if item.spans and not item.summary and not item.table:
+                item.table = table_note(self._source(), *item.spans[0], shown=item.text)
         self.trace.append(Step(path, how, note=page.title))
         return page
 
@@ -526,7 +526,7 @@ def _item_line(item: Evidence, shown: dict[str, str] | None = None) -> str:
             text = f"{reading} | (the sentence of {shown[sentence]})"
         else:
             shown[sentence] = item.id
-    return f"[{item.id}] {item.label}: {text}{units_note(item)}"
+    return f"[{item.id}] {item.label}: {text}{table_suffix(item)}"
 
 
 def _page_text(page: Page, items: list[Evidence], shown: dict[str, str] | None = None) -> tuple[str, int]:

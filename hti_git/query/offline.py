@@ -34,7 +34,7 @@ from hti_git.index.layout import SOURCE_FILE
 from hti_git.index.linemap import LineMap
 from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import BM25, search_terms, terms
-from hti_git.query.answer_text import asks_quantity, shown_passage, states_number, table_note, with_list
+from hti_git.query.answer_text import asks_quantity, shown_passage, states_number, with_list
 from hti_git.query.clause_search import (
     ClauseIndex,
     Group,
@@ -50,6 +50,7 @@ from hti_git.query.naming import naming_stems, unmentioned_names
 from hti_git.query.types import Answer, Citation, Step
 from hti_git.sources.passages import split_passages
 from hti_git.store import Snapshot
+from hti_git.text import table_note
 from hti_git.tokens import estimate_tokens
 
 FOUND_COVERAGE = 0.28  # share of the question's idf mass the best clause read holds ...
@@ -150,7 +151,7 @@ def ask_fast(
             shown = shown_passage(text[start:end])
             # a table's row with its table's units and columns ("41,354" is thousands of shares, bought in
             # the month to June 29, 2024), unless shown already
-            note = table_note(text, start, end, "\n".join(parts + [shown]))
+            note = table_note(text, start, end, shown="\n".join(parts + [shown]))
             parts.append(f"{shown}\n(table: {note})" if note else shown)
         body = "\n\n".join(parts)
         texts.append(f"[{h.doc}] {body}" if len(hits) > 1 else body)

@@ -498,6 +498,9 @@ def test_a_tables_column_headings_are_the_period_lines_above_its_rows():
              "iPad 7,162 5,791\n")
     assert table_columns(prose, prose.index("iPad")) == ""  # a date above the prose is not the table's
     assert table_columns("Change\n%\nFees 1,200 1,100\n", 15) == ""  # no period: no headings
+    periods = "Periods\nShares\nMarch 31, 2024\nto May 4, 2024:\nPurchases\n45,690 $ 169.74\nJune 2, 2024 to\n" \
+              "June 29, 2024:\nPurchases\n41,354 $ 205.54\n"
+    assert table_columns(periods, periods.index("41,354")) == ""  # a row's label a PDF broke over lines
 
 
 def test_a_cited_table_row_is_shown_with_its_tables_column_headings(tmp_path, index_repo):
@@ -506,7 +509,7 @@ def test_a_cited_table_row_is_shown_with_its_tables_column_headings(tmp_path, in
     beside its units; a cited passage that shows the headings itself gets no note repeating them."""
     from hti_git.compile.pipeline import compile_path
     from hti_git.config import Settings
-    from hti_git.query.answer_text import table_note
+    from hti_git.text import table_note
 
     rows = "".join(f"| Product line {n} | {n},100 | {n},200 | {n},300 | {n},400 |\n" for n in range(1, 40))
     text = ("1. Results\n\nThe Company's results by product line were as follows (in millions):\n\n"
@@ -523,11 +526,13 @@ def test_a_cited_table_row_is_shown_with_its_tables_column_headings(tmp_path, in
                                   "296,105 | 298,085\n(table: in millions; columns: Three Months Ended | Nine Months "
                                   "Ended / June 29, 2024 | July 1, 2023 | June 29, 2024 | July 1, 2023)")
     row = text.index("| iPad")
-    assert table_note(text, text.index("|  | Three"), row, "") == "in millions"  # it shows its headings itself
-    assert table_note(text, 0, row, "") == ""  # ... and its caption
+    assert table_note(text, text.index("|  | Three"), row) == "in millions"  # it shows its headings itself
+    assert table_note(text, 0, row) == ""  # ... and its caption
+    assert table_note(text, 0, row, "iPhone | 39,296") == "in millions; columns: Three Months Ended | Nine Months " \
+        "Ended / June 29, 2024 | July 1, 2023 | June 29, 2024 | July 1, 2023"  # only what `shown` shows counts
     assert table_note(text, row, len(text), "(table: in millions)") == "columns: Three Months Ended | Nine Months " \
         "Ended / June 29, 2024 | July 1, 2023 | June 29, 2024 | July 1, 2023"  # the units shown already
-    assert table_note(text, text.index("2. Risks"), len(text), "") == ""  # prose: no note
+    assert table_note(text, text.index("2. Risks"), len(text)) == ""  # prose: no note
 
 
 def test_overlapping_cited_passages_are_shown_and_cited_once():

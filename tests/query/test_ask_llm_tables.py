@@ -1,4 +1,4 @@
-"""A table's row reaches the model with the units its table states above it."""
+"""A table's row reaches the model with the units and column headings its table states above it."""
 
 from __future__ import annotations
 
@@ -84,3 +84,24 @@ def test_fast_shows_a_cited_tables_units_once(tmp_path):
         answer = ask_fast(repo.snapshot(), "How many shares were purchased from June 2, 2024 to June 29, 2024?")
     assert answer.found and "41,354" in answer.answer
     assert answer.answer.count(CAPTION) == 1  # shown with the row, or with its caption when that is cited too
+
+
+def test_a_table_row_reaches_the_model_with_its_tables_column_headings(tmp_path):
+    """"iPad | 7,162 | 5,791 | 19,744 | 21,857" reaches the model with the periods its columns are:
+    which figure is the nine months' is in the headings, not in the row."""
+    rows = "".join(f"| Product line {n} | {n},100 | {n},200 | {n},300 | {n},400 |\n" for n in range(1, 40))
+    statement = ("# Quarterly Report\n\n## Item 1. Net Sales by Category\n\nThe Company's results by product line "
+                 "were as follows (in millions):\n\n|  | Three Months Ended |  | Nine Months Ended |  |\n|---|---|---|---|---|\n"
+                 "|  | June 29, 2024 | July 1, 2023 | June 29, 2024 | July 1, 2023 |\n"
+                 f"{rows}| iPad | 7,162 | 5,791 | 19,744 | 21,857 |\n\n## Item 2. Risks\n\nCompetition is intense.\n")
+    (tmp_path / "report.md").write_text(statement, encoding="utf-8")
+    init_index(tmp_path / "idx")
+    with IndexRepo(tmp_path / "idx") as repo:
+        compile_path(repo, tmp_path / "report.md", Settings(), method="fast")
+        client, provider = client_for(NOT_FOUND, answer_citing("$19,744 million", "19,744"))
+        answer = ask_llm(repo.snapshot(), "What were iPad net sales in the nine months?", client)
+    prompts = "\n".join(c["messages"][-1]["content"] for c in provider.calls)
+    row = next(line for line in prompts.splitlines() if "19,744" in line and line.startswith("["))
+    assert row.endswith("(table: in millions; columns: Three Months Ended | Nine Months Ended / June 29, 2024 | "
+                        "July 1, 2023 | June 29, 2024 | July 1, 2023)")
+    assert answer.found and any("19,744" in c.text for c in answer.citations)

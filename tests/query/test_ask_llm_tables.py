@@ -31,6 +31,16 @@ The Company repurchased shares under its publicly announced program throughout t
 """
 
 
+def _ask(tmp_path, document: str, question: str, *replies):
+    """`question` asked with a model scripted to give `replies`, of `document` compiled with fast."""
+    (tmp_path / "report.md").write_text(document, encoding="utf-8")
+    init_index(tmp_path / "idx")
+    with IndexRepo(tmp_path / "idx") as repo:
+        compile_path(repo, tmp_path / "report.md", Settings(), method="fast")
+        client, provider = client_for(*replies)
+        return ask_llm(repo.snapshot(), question, client), provider
+
+
 def test_a_rows_units_are_the_last_note_above_it_within_reach():
     text = "Sales (in millions):\n| a | 1 |\nShares (in thousands):\n| b | 2 |\n"
     assert table_units(text, text.index("| a")) == "in millions"
@@ -42,13 +52,9 @@ def test_a_rows_units_are_the_last_note_above_it_within_reach():
 
 
 def test_navigation_shows_a_table_row_with_its_tables_units(tmp_path):
-    (tmp_path / "report.md").write_text(FILING, encoding="utf-8")
-    init_index(tmp_path / "idx")
-    with IndexRepo(tmp_path / "idx") as repo:
-        compile_path(repo, tmp_path / "report.md", Settings(), method="fast")
-        # the word search shows the table's page with the root: the answer comes in the first reply
-        client, provider = client_for(answer_citing("41,354 thousand shares", "41,354", "June 29, 2024 | 41,354"))
-        answer = ask_llm(repo.snapshot(), "How many shares were repurchased from June 2 to June 29, 2024?", client)
+    # the word search shows the table's page with the root: the answer comes in the first reply
+    answer, provider = _ask(tmp_path, FILING, "How many shares were repurchased from June 2 to June 29, 2024?",
+                            answer_citing("41,354 thousand shares", "41,354", "June 29, 2024 | 41,354"))
     prompts = "\n".join(c["messages"][-1]["content"] for c in provider.calls)
     row = next(line for line in prompts.splitlines() if "41,354" in line and line.startswith("["))
     assert row.endswith(f"(table: {CAPTION})")
@@ -59,12 +65,8 @@ def test_navigation_shows_a_table_row_with_its_tables_units(tmp_path):
 def test_the_source_fallback_shows_a_windows_table_rows_with_their_units(tmp_path):
     """When navigation finds nothing, the source windows read in its stead hold the table's rows with
     the units the table states above them too (run 50's answerer saw "118,254" with no "In millions")."""
-    (tmp_path / "report.md").write_text(FILING, encoding="utf-8")
-    init_index(tmp_path / "idx")
-    with IndexRepo(tmp_path / "idx") as repo:
-        compile_path(repo, tmp_path / "report.md", Settings(), method="fast")
-        client, provider = client_for(NOT_FOUND, answer_citing("41,354 thousand shares", "41,354"))
-        answer = ask_llm(repo.snapshot(), "How many shares were repurchased from June 2 to June 29, 2024?", client)
+    answer, provider = _ask(tmp_path, FILING, "How many shares were repurchased from June 2 to June 29, 2024?",
+                            NOT_FOUND, answer_citing("41,354 thousand shares", "41,354"))
     window = next(line for line in provider.calls[-1]["messages"][-1]["content"].splitlines() if "41,354" in line)
     assert window.startswith("[S") and window.endswith(f"(table: {CAPTION})")
     assert answer.found and answer.fallback
@@ -94,12 +96,8 @@ def test_a_table_row_reaches_the_model_with_its_tables_column_headings(tmp_path)
                  "were as follows (in millions):\n\n|  | Three Months Ended |  | Nine Months Ended |  |\n|---|---|---|---|---|\n"
                  "|  | June 29, 2024 | July 1, 2023 | June 29, 2024 | July 1, 2023 |\n"
                  f"{rows}| iPad | 7,162 | 5,791 | 19,744 | 21,857 |\n\n## Item 2. Risks\n\nCompetition is intense.\n")
-    (tmp_path / "report.md").write_text(statement, encoding="utf-8")
-    init_index(tmp_path / "idx")
-    with IndexRepo(tmp_path / "idx") as repo:
-        compile_path(repo, tmp_path / "report.md", Settings(), method="fast")
-        client, provider = client_for(NOT_FOUND, answer_citing("$19,744 million", "19,744"))
-        answer = ask_llm(repo.snapshot(), "What were iPad net sales in the nine months?", client)
+    answer, provider = _ask(tmp_path, statement, "What were iPad net sales in the nine months?",
+                            NOT_FOUND, answer_citing("$19,744 million", "19,744"))
     prompts = "\n".join(c["messages"][-1]["content"] for c in provider.calls)
     row = next(line for line in prompts.splitlines() if "19,744" in line and line.startswith("["))
     assert row.endswith("(table: in millions; columns: Three Months Ended | Nine Months Ended / June 29, 2024 | "

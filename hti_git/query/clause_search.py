@@ -65,6 +65,22 @@ _MONTHS_SPAN = re.compile(
     .format(n=r"(?:three|six|nine|twelve|3|6|9|12)[\s-]+months?\b"), re.IGNORECASE)  # not "within six months"
 
 
+# "Who are the parties that signed this contract?", "Who signed the agreement?", "Name the parties": the
+# question asks for the parties themselves, which a contract names in its preamble (its parties' pages);
+# what follows ("that signed this contract") only restates what a party is. Not "Which party may terminate?"
+_PARTIES_QUESTION = re.compile(
+    r"\s*(?:(?:who|what|which)\s+(?:are|were|is|was)\s+(?:the\s+|a\s+)?(?:contracting\s+)?"
+    r"(?:parties|party|signatories|signatory)(?=\s*(?:$|[?.,;]|(?:that|who|which|to|of|in|under|named|involved|"
+    r"hereto|and)\b))|who\s+(?:signed|signs|executed|entered\s+into)\b|"
+    r"(?:name|list|identify)\s+the\s+(?:contracting\s+)?(?:parties|signatories)\b)", re.IGNORECASE)
+PARTY_STEM = "parti"  # what a party's page is named by besides its name (`_units`)
+
+
+def asks_for_parties(question: str) -> bool:
+    """Whether the question asks who the parties are (not what a party may do)."""
+    return bool(_PARTIES_QUESTION.match(question))
+
+
 def question_core(question: str) -> str:
     """The question without its elaboration and the period it asks about (`question_focus`)."""
     return _MONTHS_SPAN.sub(" ", _PERIOD.sub(" ", _ELABORATION.sub(" ", question)))

@@ -36,9 +36,11 @@ from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import BM25, search_terms, terms
 from hti_git.query.answer_text import asks_quantity, shown_passage, states_number, with_list
 from hti_git.query.clause_search import (
+    PARTY_STEM,
     ClauseIndex,
     Group,
     Unit,
+    asks_for_parties,
     clause_index,
     coverage,
     question_core,
@@ -67,6 +69,7 @@ ANSWER_TERMS = 3  # ... for `fast` to answer with them: on CUAD, 3 instead of 2 
 FOUND_RATIO = 0.2  # best passage score / ideal score (the chunks baseline's offline answer rule)
 ROUTE_CATALOG_DOCS = 12  # in a larger corpus, documents searched: the best by the catalogue's routing terms
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
+PARTIES = "parties"  # the category of the parties' pages: a question asking who they are reads only them
 ATTACHMENTS = "exhibits-and-annexes"  # the category `compile.fast` files exhibits, annexes and schedules under
 NEVER_MENTIONS = "never mentions"  # a document skipped: the question names what it never writes
 
@@ -192,6 +195,9 @@ def _hits(snapshot: Snapshot, question: str, docs: list[str] | None, read: int, 
     """The documents' answering clauses (`_search` on each document asked or routed to)."""
     available, candidates = requested_documents(snapshot, docs)
     q = question_stems(question)
+    parties = asks_for_parties(question)  # "Who are the parties that signed this contract?": their pages
+    if parties:
+        q = [PARTY_STEM]
     focus = question_focus(question)
     naming: dict[str, set[str]] = {}  # per document, the question's words that name it (computed once)
     if candidates is None:
@@ -207,7 +213,8 @@ def _hits(snapshot: Snapshot, question: str, docs: list[str] | None, read: int, 
             trace.append(Step(d, "skip", 0.0, f"{NEVER_MENTIONS} {' or '.join(unmentioned)}"))
             continue
         # "Can Merit Life terminate?": those words say which document, not which clause
-        h = _search(index, [s for s in q if s not in named] or q, read, use_source, trace, focus, min_terms)
+        only = PARTIES if parties and any(u.category == PARTIES for u in index.units) else None
+        h = _search(index, [s for s in q if s not in named] or q, read, use_source, trace, focus, min_terms, only)
         if h is not None:
             hits.append(h)
     return hits
@@ -221,13 +228,13 @@ class _Hit:
 
 
 def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace: list[Step],
-            focus: dict[str, float], min_terms: int) -> _Hit | None:
+            focus: dict[str, float], min_terms: int, only: str | None = None) -> _Hit | None:
     """Read the `read` best distinct passages; answer when they hold enough of the question (`_supported`),
     citing the clause holding most of it and the passages that score close to the best, the best-ranked
     passage's clause first (on CUAD its passages are the gold evidence more often than the clause holding
     most of the question: first citation 50 against 39 of 74 present clauses, 51 against 38 from PDFs)."""
     groups, weights = weighted(index, q, focus)
-    top = _ranked(index, groups, weights, use_source)[:read]
+    top = [x for x in _ranked(index, groups, weights, use_source) if only in (None, x[1].category)][:read]
     covers = {id(u): coverage(groups, weights, index.clause_words(u)) for _, u in top}
     top = _body_first(top, covers)
     best_cover, best_unit = 0.0, None

@@ -93,6 +93,22 @@ def test_who_are_the_parties_finds_the_parties(repo):
     assert "Slinger Bag Inc." in answer.answer and "Aitan Zacharin" in answer.answer
 
 
+def test_a_question_asking_who_the_parties_are_reads_their_pages(repo):
+    """CUAD asks "Who are the parties that signed this contract?": "signed" only restates what a party
+    is, and clauses full of "party" are not who the parties are. What a party may do is not such a
+    question."""
+    from hti_git.query.clause_search import asks_for_parties
+
+    for question in ("Who are the parties that signed this contract?", "Who signed the agreement?"):
+        answer = ask_fast(repo.snapshot(), question)
+        assert answer.found and all("/parties/" in c.page for c in answer.citations)
+        assert "Slinger Bag Inc." in answer.answer and "Aitan Zacharin" in answer.answer
+    assert asks_for_parties("Who is a party to the lease?") and asks_for_parties("Name the parties.")
+    for question in ("Which party may terminate?", "What are the parties' obligations?",
+                     "What are the parties required to do?", "Who is the party responsible for insurance?"):
+        assert not asks_for_parties(question)
+
+
 def test_assigned_finds_the_assignment_clause(repo):
     answer = ask_fast(repo.snapshot(), "Can the consulting agreement be assigned?")
     assert answer.found

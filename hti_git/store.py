@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 import git
 from git.objects.fun import tree_to_stream
@@ -562,9 +563,7 @@ class IndexRepo:
         full_message = message.rstrip("\n") + "\n"
         if trailers:
             full_message += "\n" + "".join(f"{k}: {v}\n" for k, v in trailers.items())
-        new_commit = git.Commit.create_from_tree(
-            self.repo, tree_sha, full_message, parent_commits=[base] if base is not None else [], head=False
-        )
+        new_commit = self._create_commit(tree_sha, full_message, [base] if base is not None else [])
         base_sha = base.hexsha if base is not None else None
         changed = tuple(
             path for _, path in self._diff_names(base_sha, new_commit.hexsha)
@@ -588,6 +587,18 @@ class IndexRepo:
             self._sync_worktree(new_commit.hexsha, changed, files)
             self._clear_journal()
         return CommitResult(new_commit.hexsha, branch, changed, created)
+
+    def _create_commit(self, tree_sha: str, message: str, parents: list[git.Commit]) -> git.Commit:
+        """GitPython's commit of `tree_sha` (author, committer, dates and encoding as Git's configuration
+        and environment say), its object written by this process as the trees are. GitPython would
+        pipe it to a `git hash-object --stdin --literally` child; killed before writing, hti-git leaves
+        that child an empty stdin, and it stores an empty commit object `git fsck` calls bogus."""
+        odb = self.repo.odb
+        self.repo.odb = _InProcessStore(odb, Path(self.repo.common_dir) / "objects")
+        try:
+            return git.Commit.create_from_tree(self.repo, tree_sha, message, parent_commits=parents, head=False)
+        finally:
+            self.repo.odb = odb
 
     def maintain(self) -> dict[str, int]:
         """Pack loose objects once there are many: Git's own thresholds, counted exactly.
@@ -719,6 +730,26 @@ class IndexRepo:
             self._sync_worktree(data["new"], tuple(data["paths"]))
         self._clear_journal()
         return True
+
+
+class _InProcessStore:
+    """A repository's object database whose `store` writes the object in this process (`_write_loose`);
+    everything else is the database's own."""
+
+    def __init__(self, odb: object, objects_dir: Path):
+        self._odb = odb
+        self._objects_dir = objects_dir
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._odb, name)
+
+    def store(self, istream: Any) -> Any:  # a gitdb IStream
+        kind, data = istream.type, istream.read()
+        kind = kind if isinstance(kind, bytes) else kind.encode("ascii")
+        binsha = hashlib.sha1(b"%s %d\0" % (kind, len(data)) + data).digest()
+        _write_loose(self._objects_dir, binsha.hex(), kind, data)
+        istream.binsha = binsha
+        return istream
 
 
 class _TreeBuilder:

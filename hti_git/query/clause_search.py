@@ -81,6 +81,26 @@ def asks_for_parties(question: str) -> bool:
     return bool(_PARTIES_QUESTION.match(question))
 
 
+# "On what date will the contract's initial term expire?", "When does the agreement expire?", "How long is
+# the term?": the question asks for the agreement's term, which its clause or defined term "Term" states
+# ("will continue for a period of three (3) years"), whatever verb the question uses. Not "When may a
+# party terminate?" (a right to end it) nor "What happens when the agreement expires?"
+_AGREEMENT = r"(?:the\s+|this\s+)?(?:agreement|contract|lease)"
+_TERM_QUESTION = re.compile(
+    rf"\s*(?:(?:when|on\s+what\s+date|what\s+date|by\s+when)\s+(?:does|will|did|is)\s+(?:{_AGREEMENT}(?:['’]s\s+"
+    rf"(?:initial\s+)?term)?|the\s+(?:initial\s+)?term(?:\s+of\s+{_AGREEMENT})?)\s+(?:expire|end|lapse|run\s+out|"
+    rf"(?:be\s+)?due\s+to\s+expire)\b|how\s+long\s+(?:is|will\s+be)\s+the\s+(?:initial\s+)?(?:term|duration)(?:\s+of\s+{_AGREEMENT})?\s*\??\s*$|"
+    rf"what\s+is\s+the\s+(?:initial\s+)?(?:term|duration)\s+of\s+{_AGREEMENT}\s*\??\s*$|"
+    rf"how\s+long\s+(?:does|will)\s+{_AGREEMENT}\s+(?:last|run|continue|remain\s+in\s+(?:effect|force))\b)",
+    re.IGNORECASE)
+TERM_STEM = "term"  # the clause or defined term that states how long the agreement runs
+
+
+def asks_for_term(question: str) -> bool:
+    """Whether the question asks how long the agreement runs or when it expires (not who may end it)."""
+    return bool(_TERM_QUESTION.match(question))
+
+
 def question_core(question: str) -> str:
     """The question without its elaboration and the period it asks about (`question_focus`)."""
     return _MONTHS_SPAN.sub(" ", _PERIOD.sub(" ", _ELABORATION.sub(" ", question)))

@@ -27,7 +27,9 @@ model's fallback.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hti_git.index.layout import SOURCE_FILE
@@ -37,10 +39,12 @@ from hti_git.lexical import BM25, search_terms, terms
 from hti_git.query.answer_text import asks_quantity, shown_passage, states_number, with_list
 from hti_git.query.clause_search import (
     PARTY_STEM,
+    TERM_STEM,
     ClauseIndex,
     Group,
     Unit,
     asks_for_parties,
+    asks_for_term,
     clause_index,
     coverage,
     question_core,
@@ -71,7 +75,8 @@ ROUTE_CATALOG_DOCS = 12  # in a larger corpus, documents searched: the best by t
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
 PARTIES = "parties"  # the category of the parties' pages: a question asking who they are reads only them
 ATTACHMENTS = "exhibits-and-annexes"  # the category `compile.fast` files exhibits, annexes and schedules under
-NEVER_MENTIONS = "never mentions"  # a document skipped: the question names what it never writes
+NEVER_MENTIONS = "never mentions"
+_TERM_NAME = re.compile(r"\bterm\b", re.IGNORECASE)  # a document skipped: the question names what it never writes
 
 
 @dataclass
@@ -195,9 +200,13 @@ def _hits(snapshot: Snapshot, question: str, docs: list[str] | None, read: int, 
     """The documents' answering clauses (`_search` on each document asked or routed to)."""
     available, candidates = requested_documents(snapshot, docs)
     q = question_stems(question)
-    parties = asks_for_parties(question)  # "Who are the parties that signed this contract?": their pages
-    if parties:
-        q = [PARTY_STEM]
+    # a question asking who the parties are, or how long the agreement runs, reads the pages named by
+    # that word: the parties' (by their role), the clause or defined term "Term"
+    subject: tuple[list[str], Callable[[Unit], bool]] | None = None
+    if asks_for_parties(question):  # "Who are the parties that signed this contract?"
+        subject = [PARTY_STEM], _is_party_page
+    elif asks_for_term(question):  # "On what date will the contract's initial term expire?"
+        subject = [TERM_STEM], _names_term
     focus = question_focus(question)
     naming: dict[str, set[str]] = {}  # per document, the question's words that name it (computed once)
     if candidates is None:
@@ -213,8 +222,11 @@ def _hits(snapshot: Snapshot, question: str, docs: list[str] | None, read: int, 
             trace.append(Step(d, "skip", 0.0, f"{NEVER_MENTIONS} {' or '.join(unmentioned)}"))
             continue
         # "Can Merit Life terminate?": those words say which document, not which clause
-        only = PARTIES if parties and any(u.category == PARTIES for u in index.units) else None
-        h = _search(index, [s for s in q if s not in named] or q, read, use_source, trace, focus, min_terms, only)
+        words, only = q, None
+        if subject is not None and any(subject[1](u) for u in index.units):  # else the question's own words
+            words, only = subject
+        h = _search(index, [s for s in words if s not in named] or words, read, use_source, trace, focus, min_terms,
+                    only)
         if h is not None:
             hits.append(h)
     return hits
@@ -228,13 +240,13 @@ class _Hit:
 
 
 def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace: list[Step],
-            focus: dict[str, float], min_terms: int, only: str | None = None) -> _Hit | None:
+            focus: dict[str, float], min_terms: int, only: Callable[[Unit], bool] | None = None) -> _Hit | None:
     """Read the `read` best distinct passages; answer when they hold enough of the question (`_supported`),
     citing the clause holding most of it and the passages that score close to the best, the best-ranked
     passage's clause first (on CUAD its passages are the gold evidence more often than the clause holding
     most of the question: first citation 50 against 39 of 74 present clauses, 51 against 38 from PDFs)."""
     groups, weights = weighted(index, q, focus)
-    top = [x for x in _ranked(index, groups, weights, use_source) if only in (None, x[1].category)][:read]
+    top = [x for x in _ranked(index, groups, weights, use_source) if only is None or only(x[1])][:read]
     covers = {id(u): coverage(groups, weights, index.clause_words(u)) for _, u in top}
     top = _body_first(top, covers)
     best_cover, best_unit = 0.0, None
@@ -258,6 +270,15 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
         if u is not best_unit and sc >= first * CLOSE and not _repeats(u, cited):
             cited.append(u)
     return _Hit(index.doc, best_cover, _in_reading_order(cited, top)[:MAX_CITATIONS])
+
+
+def _is_party_page(unit: Unit) -> bool:
+    return unit.category == PARTIES
+
+
+def _names_term(unit: Unit) -> bool:
+    """A clause or defined term named "Term" ("2. TERM", "Term and Termination"), not "Economic Terms"."""
+    return unit.category != ATTACHMENTS and bool(_TERM_NAME.search(unit.title))
 
 
 def _in_reading_order(cited: list[Unit], top: list[tuple[float, Unit]]) -> list[Unit]:

@@ -109,6 +109,29 @@ def test_a_question_asking_who_the_parties_are_reads_their_pages(repo):
         assert not asks_for_parties(question)
 
 
+def test_a_question_asking_when_the_agreement_expires_reads_its_term(repo):
+    """"When does the agreement expire?" of a contract that never says "expire": its clause "(a) Term"
+    says how long it runs. A question about ending it by a party's act, or about a warranty's term, is
+    not such a question; a page named "Economic Terms" does not name the term."""
+    from dataclasses import replace
+
+    from hti_git.query.clause_search import asks_for_term, clause_index
+    from hti_git.query.offline import _names_term
+
+    for question in ("When does the agreement expire?", "On what date will the contract's initial term expire?",
+                     "How long is the term of the agreement?"):
+        answer = ask_fast(repo.snapshot(), question)
+        assert answer.found and "continue for a period of three (3) years" in answer.citations[0].text
+    for question in ("When may a party terminate?", "What happens when the agreement expires?",
+                     "How long is the term of the warranty?", "When does Apple's fiscal year end?"):
+        assert not asks_for_term(question)
+    assert asks_for_term("How long does the contract last?") and asks_for_term("When does the lease end?")
+    snapshot = repo.snapshot()
+    unit = clause_index(snapshot, snapshot.docs()[0]).units[0]
+    assert not _names_term(replace(unit, title="2.05 Economic Terms", category="clauses"))
+    assert _names_term(replace(unit, title="2. TERM", category="clauses"))
+
+
 def test_assigned_finds_the_assignment_clause(repo):
     answer = ask_fast(repo.snapshot(), "Can the consulting agreement be assigned?")
     assert answer.found

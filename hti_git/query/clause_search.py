@@ -34,7 +34,8 @@ from hti_git.text import MONTH
 
 K1, B = 1.2, 0.75
 SYNONYM_WEIGHT = 0.5  # an equivalent's occurrence (`thesaurus`) counts this share of the question word's own
-NAME_WEIGHT = 1.0  # a question word in the clause's name counts this many times its idf on top of BM25
+NAME_WEIGHT = 1.0  # a question word, or its equivalent, in the clause's name counts this many times its idf on
+# top of BM25: a clause named "Remuneration" is named for "What is the consultant's compensation?"
 SHORT_VALUE = 120  # characters; a shorter value is a label, read together with the value after it
 LABEL_GAP = 200  # characters between a label and the value it is read with, at most
 PREAMBLE = 3000  # characters at the start of a document where its parties are defined
@@ -222,10 +223,8 @@ class ClauseIndex:
             f = sum(u.tf.get(t, 0) * (1.0 if t in group.own else SYNONYM_WEIGHT) for t in group)
             if f:
                 total += w * f * (K1 + 1) / (f + norm)
-            if group.own & u.own:
+            if group & u.own:
                 total += NAME_WEIGHT * w
-            elif group & u.own:
-                total += NAME_WEIGHT * w * SYNONYM_WEIGHT
         return total
 
 

@@ -132,6 +132,18 @@ def test_a_question_asking_when_the_agreement_expires_reads_its_term(repo):
     assert _names_term(replace(unit, title="2. TERM", category="clauses"))
 
 
+def test_a_clause_named_by_an_equivalent_or_another_form_of_the_questions_word_is_found(repo):
+    """"What is the consultant's compensation?" and "How much is the consultant paid?" are answered by
+    "2.1 Remuneration" (its fee is "payable"): a clause named by an equivalent of the question's word
+    counts as named by it, and "paid" is a form of "pay" the stemmer leaves apart."""
+    from hti_git.query.thesaurus import word_forms
+
+    assert {"pay", "payabl"} <= word_forms()["paid"] and "sell" in word_forms()["sold"]
+    for question in ("What is the consultant's compensation?", "How much is the consultant paid?"):
+        answer = ask_fast(repo.snapshot(), question)
+        assert answer.found and answer.citations[0].text.lstrip().startswith("2.1 Remuneration")
+
+
 def test_assigned_finds_the_assignment_clause(repo):
     answer = ask_fast(repo.snapshot(), "Can the consulting agreement be assigned?")
     assert answer.found

@@ -27,7 +27,7 @@ STOPWORDS = frozenset(
 # Question boilerplate in CUAD-style prompts that says nothing about where the answer is.
 QUESTION_NOISE = frozenset(
     "there provision provisions include includes including category categories describe details specify "
-    "specified specific state states question answer".split()
+    "specified specific state states question answer happen happens happened".split()
 )
 
 

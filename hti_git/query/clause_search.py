@@ -75,11 +75,18 @@ _PARTIES_QUESTION = re.compile(
     r"hereto|and)\b))|who\s+(?:signed|signs|executed|entered\s+into)\b|"
     r"(?:name|list|identify)\s+the\s+(?:contracting\s+)?(?:parties|signatories)\b)", re.IGNORECASE)
 PARTY_STEM = "parti"  # what a party's page is named by besides its name (`_units`)
+# "When was the agreement signed?", "When did the parties enter into the contract?": not "signed" of
+# a clause saying amendments must be signed, but the preamble's date
+_SIGNED_QUESTION = re.compile(
+    r"\s*(?:when|on\s+what\s+date)\s+(?:(?:was|were)\s+(?:the\s+|this\s+)?(?:agreement|contract|lease)\s+"
+    r"(?:signed|made|executed|entered\s+into|dated|concluded)|did\s+the\s+parties\s+(?:sign|enter\s+into|execute|"
+    r"make|conclude))\b", re.IGNORECASE)
 
 
 def asks_for_parties(question: str) -> bool:
-    """Whether the question asks who the parties are (not what a party may do)."""
-    return bool(_PARTIES_QUESTION.match(question))
+    """Whether the question asks who the parties are (not what a party may do), or when they made the
+    agreement ("When was the agreement signed?"): the preamble that names them dates it."""
+    return bool(_PARTIES_QUESTION.match(question) or _SIGNED_QUESTION.match(question))
 
 
 # "On what date will the contract's initial term expire?", "When does the agreement expire?", "How long is

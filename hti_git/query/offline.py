@@ -76,7 +76,12 @@ SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together w
 PARTIES = "parties"  # the category of the parties' pages: a question asking who they are reads only them
 ATTACHMENTS = "exhibits-and-annexes"  # the category `compile.fast` files exhibits, annexes and schedules under
 NEVER_MENTIONS = "never mentions"
-_TERM_NAME = re.compile(r"\bterm\b", re.IGNORECASE)  # a document skipped: the question names what it never writes
+# a clause or defined term named for the agreement's term: "Term", "2. TERM", "9.1 Term", "Initial Term", "Term
+# of Agreement", "Term and Termination", "Duration"; not "Economic Terms" nor a lease's "Basic Term Lease Rate"
+_TERM_NAME = re.compile(
+    r"(?:(?:article|section|clause)\s+)?[\dIVX]*(?:\.\d+)*[.)]?\s*(?:the\s+)?(?:initial\s+)?(?:term|duration)"
+    r"(?:\s+of\s+(?:the\s+|this\s+)?(?:agreement|contract))?(?:\s*(?:;|,|and|&)\s*(?:termination|renewal))?\.?",
+    re.IGNORECASE)  # a document skipped: the question names what it never writes
 
 
 @dataclass
@@ -278,7 +283,7 @@ def _is_party_page(unit: Unit) -> bool:
 
 def _names_term(unit: Unit) -> bool:
     """A clause or defined term named "Term" ("2. TERM", "Term and Termination"), not "Economic Terms"."""
-    return unit.category != ATTACHMENTS and bool(_TERM_NAME.search(unit.title))
+    return unit.category != ATTACHMENTS and bool(_TERM_NAME.fullmatch(unit.title.strip()))
 
 
 def _in_reading_order(cited: list[Unit], top: list[tuple[float, Unit]]) -> list[Unit]:

@@ -114,7 +114,8 @@ def test_a_question_asking_who_the_parties_are_reads_their_pages(repo):
 def test_a_question_asking_when_the_agreement_expires_reads_its_term(repo):
     """"When does the agreement expire?" of a contract that never says "expire": its clause "(a) Term"
     says how long it runs. A question about ending it by a party's act, or about a warranty's term, is
-    not such a question; a page named "Economic Terms" does not name the term."""
+    not such a question; pages named "Economic Terms" or "Basic Term Lease Rate Factor" do not name the
+    agreement's term (without one, the question's own words are searched)."""
     from dataclasses import replace
 
     from hti_git.query.clause_search import asks_for_term, clause_index
@@ -131,6 +132,7 @@ def test_a_question_asking_when_the_agreement_expires_reads_its_term(repo):
     snapshot = repo.snapshot()
     unit = clause_index(snapshot, snapshot.docs()[0]).units[0]
     assert not _names_term(replace(unit, title="2.05 Economic Terms", category="clauses"))
+    assert not _names_term(replace(unit, title="2. Basic Term Lease Rate Factor", category="clauses"))
     assert _names_term(replace(unit, title="2. TERM", category="clauses"))
 
 

@@ -75,13 +75,13 @@ ROUTE_CATALOG_DOCS = 12  # in a larger corpus, documents searched: the best by t
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
 PARTIES = "parties"  # the category of the parties' pages: a question asking who they are reads only them
 ATTACHMENTS = "exhibits-and-annexes"  # the category `compile.fast` files exhibits, annexes and schedules under
-NEVER_MENTIONS = "never mentions"
+NEVER_MENTIONS = "never mentions"  # a document skipped: the question names what it never writes
 # a clause or defined term named for the agreement's term: "Term", "2. TERM", "9.1 Term", "Initial Term", "Term
 # of Agreement", "Term and Termination", "Duration"; not "Economic Terms" nor a lease's "Basic Term Lease Rate"
 _TERM_NAME = re.compile(
     r"(?:(?:article|section|clause)\s+)?[\dIVX]*(?:\.\d+)*[.)]?\s*(?:the\s+)?(?:initial\s+)?(?:term|duration)"
     r"(?:\s+of\s+(?:the\s+|this\s+)?(?:agreement|contract))?(?:\s*(?:;|,|and|&)\s*(?:termination|renewal))?\.?",
-    re.IGNORECASE)  # a document skipped: the question names what it never writes
+    re.IGNORECASE)
 
 
 @dataclass

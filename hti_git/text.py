@@ -1,4 +1,5 @@
-"""Small text helpers every layer shares: canonical JSON and its hash, one-line text, column gaps, table rows.
+"""Small text helpers every layer shares: canonical JSON and its hash, one-line text, column gaps, table rows and
+what a row needs to be read (its table's units and column headings).
 
 No package imports, so any module may use them without an import cycle.
 """

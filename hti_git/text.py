@@ -57,6 +57,7 @@ _HEADING_WORD = re.compile(rf"(?:{MONTH}|\d{{1,2}},?|(?:19|20)\d\d|ended|ending|
                            r"three|six|nine|twelve|fiscal|change|%|\$|as|of|at|and|q[1-4])", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _PERIOD = re.compile(r"\b(?:ended|ending|months|weeks|quarters?|years)\b", re.IGNORECASE)
+_DATED = re.compile(rf"\b(?:{MONTH}|(?:19|20)\d\d|ended|ending)\b", re.IGNORECASE)  # a heading, not a row's small figures
 COLUMNS_REACH = 60  # lines above a row where its table's column headings may be
 COLUMNS_CHARS = 200  # the headings shown, at most
 LABEL_WORDS = 5  # a line this short without figures, or one ending in ":", is a row's label, not prose
@@ -76,6 +77,10 @@ def table_columns(text: str, row_start: int) -> str:
             continue
         if _is_heading(words):  # a row of a table's cells, or a line of text
             heading.append(cells if PIPE_ROW.match(line) else [" ".join(words)])
+            continue
+        rest = " ".join(cells[1:])
+        if rest and _is_heading(rest.split()) and _DATED.search(rest):  # "Net sales: | Years ended": a label, then headings
+            heading.append(cells[1:] if PIPE_ROW.match(line) else [rest])
             continue
         if heading:
             break

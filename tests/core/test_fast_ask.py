@@ -551,8 +551,9 @@ def test_a_tables_column_headings_are_the_period_lines_above_its_rows():
            "Depreciation and amortization 8,534 8,866\n")
     assert table_columns(pdf, pdf.index("Depreciation")) == "Nine Months Ended June 29, 2024 July 1, 2023"
     broken = ("| Net sales: |  |   Years ended\n September 28,\n   2024 |  | September 30,\n   2023 |\n|:--|:--|:--|\n"
-              "| Products | $ | 294,866 | $ | 298,085 |\n")  # a converter's heading cells broken over lines
-    assert table_columns(broken, broken.index("| Products")) == "September 28, 2024 September 30, 2023"
+              "| Products | $ | 294,866 | $ | 298,085 |\n")  # a converter's heading cells broken over lines, the
+    # first after a row's label
+    assert table_columns(broken, broken.index("| Products")) == "Years ended September 28, 2024 September 30, 2023"
     years = "Net sales were as follows.\n2024 Change 2023\nServices 96,169 13 % 85,200\n"
     assert table_columns(years, years.index("Services")) == "2024 Change 2023"
     prose = ("June 29, 2024\nThe Company's sales grew in every segment during the quarter, as shown below.\n"

@@ -71,7 +71,7 @@ def table_columns(text: str, row_start: int) -> str:
     lines = text[max(0, row_start - COLUMNS_REACH * 200):row_start].splitlines()[-COLUMNS_REACH:]
     heading: list[list[str]] = []
     for line in reversed(lines):
-        cells = _cells(line)
+        cells = row_cells(line)
         words = " ".join(cells).split()
         if not words:
             continue
@@ -97,7 +97,7 @@ def table_columns(text: str, row_start: int) -> str:
     return one_line(out, COLUMNS_CHARS)
 
 
-def _cells(line: str) -> list[str]:
+def row_cells(line: str) -> list[str]:
     """A line's cells (of a Markdown row, a row written with " | ", or the line), without empty ones or a
     Markdown table's header rule."""
     cells = [" ".join(c.split()) for c in line.strip().strip("|").split("|")]
@@ -113,16 +113,16 @@ def table_note(text: str, start: int, end: int, shown: str | None = None) -> str
     ("In millions; columns: Nine Months Ended / June 29, 2024 | July 1, 2023"), each unless `shown`
     (what is shown with the row; by default the span itself) holds it; "" for prose. The row "iPad |
     7,162 | 5,791 | 19,744 | 21,857" says which figure is the nine months' only with its headings."""
-    at, row = start, None  # the span's first row of figures (not of headings); its first row
+    rows, at = [], start  # the span's rows: the notes are those of its first row of figures, not of headings
     for line in text[start:end].splitlines(keepends=True):
         if is_table_row(line):
-            row = at if row is None else row
-            if not _is_heading(" ".join(_cells(line)).split()):
-                row = at
+            rows.append(at)
+            if not _is_heading(" ".join(row_cells(line)).split()):
                 break
         at += len(line)
-    if row is None:
+    if not rows:
         return ""
+    row = rows[-1]
     seen = _words(text[start:end] if shown is None else shown)
     units = table_units(text, row)
     columns = table_columns(text, row)
@@ -132,7 +132,7 @@ def table_note(text: str, start: int, end: int, shown: str | None = None) -> str
 
 def _words(text: str) -> str:
     """Text's words as cells show them, for telling whether a note's words are shown already."""
-    return " ".join(w for line in text.replace(" / ", " ").lower().splitlines() for w in " ".join(_cells(line)).split())
+    return " ".join(w for line in text.replace(" / ", " ").lower().splitlines() for w in " ".join(row_cells(line)).split())
 
 
 def canonical_json(value: Any) -> str:

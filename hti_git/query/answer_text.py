@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 
-from hti_git.text import MONTH, PIPE_ROW, is_table_row
+from hti_git.text import MONTH, PIPE_ROW, is_table_row, row_cells
 
-_RULE = re.compile(r":?-*:?")  # a cell of a Markdown table's header rule, or an empty one
 # A list's item as a line starts: a bullet (•iPad Air), a dash or asterisk and a space, or "(a) "
 _LIST_ITEM = re.compile(r"[ \t]*(?:[•·▪‣◦]|[-–*][ \t]|\([a-zA-Z0-9]{1,4}\)[ \t])\s*\S")
 LIST_ITEM_CHARS = 300  # a longer line is a paragraph of its own, not an item of the list being shown
@@ -40,10 +39,10 @@ def shown_passage(passage: str) -> str:
     prose = False  # whether out[-1] is prose that the next prose line continues
     for line, row in zip(lines, rows):
         if PIPE_ROW.match(line):  # a Markdown table's row: its cells, without the empty ones
-            cells = [" ".join(c.split()) for c in line.strip().strip("|").split("|")]
-            if all(_RULE.fullmatch(c) for c in cells):
+            cells = row_cells(line)
+            if not cells:
                 continue  # the |:---|---:| line under a table's header
-            line = " | ".join(c for c in cells if c)
+            line = " | ".join(cells)
         line = " ".join(line.split())
         if not row and prose:
             out[-1] += " " + line

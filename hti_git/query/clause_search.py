@@ -21,7 +21,9 @@ import math
 import re
 import weakref
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
 from hti_git.index.page import Page
@@ -102,11 +104,46 @@ _TERM_QUESTION = re.compile(
     rf"how\s+long\s+(?:does|will)\s+{_AGREEMENT}\s+(?:last|run|continue|remain\s+in\s+(?:effect|force))\b)",
     re.IGNORECASE)
 TERM_STEM = "term"  # the clause or defined term that states how long the agreement runs
+# a clause or defined term named for the agreement's term: "Term", "2. TERM", "9.1 Term", "Initial Term", "Term
+# of Agreement", "Term and Termination", "Duration"; not "Economic Terms" nor a lease's "Basic Term Lease Rate"
+_TERM_NAME = re.compile(
+    r"(?:(?:article|section|clause)\s+)?[\dIVX]*(?:\.\d+)*[.)]?\s*(?:the\s+)?(?:initial\s+)?(?:term|duration)"
+    r"(?:\s+of\s+(?:the\s+|this\s+)?(?:agreement|contract))?(?:\s*(?:;|,|and|&)\s*(?:termination|renewal))?\.?",
+    re.IGNORECASE)
+PARTIES = "parties"  # the category of the parties' pages
+ATTACHMENTS = "exhibits-and-annexes"  # the category `compile.fast` files exhibits, annexes and schedules under
 
 
 def asks_for_term(question: str) -> bool:
     """Whether the question asks how long the agreement runs or when it expires (not who may end it)."""
     return bool(_TERM_QUESTION.match(question))
+
+
+class Subject(NamedTuple):
+    """What a question asks for by its shape, and where that is: the word searched, and the passages read."""
+
+    words: list[str]
+    reads: Callable[[Unit], bool]
+
+
+def question_subject(question: str) -> Subject | None:
+    """The subject a question asks for whatever its other words, or None: who the parties are and when
+    they signed, read on the parties' pages (the preamble) by their role; how long the agreement runs,
+    read on the clause or defined term named for its term."""
+    if asks_for_parties(question):  # "Who are the parties that signed this contract?"
+        return Subject([PARTY_STEM], is_party_page)
+    if asks_for_term(question):  # "On what date will the contract's initial term expire?"
+        return Subject([TERM_STEM], names_term)
+    return None
+
+
+def is_party_page(unit: Unit) -> bool:
+    return unit.category == PARTIES
+
+
+def names_term(unit: Unit) -> bool:
+    """A clause or defined term named "Term" ("2. TERM", "Term and Termination"), not "Economic Terms"."""
+    return unit.category != ATTACHMENTS and bool(_TERM_NAME.fullmatch(unit.title.strip()))
 
 
 def question_core(question: str) -> str:

@@ -27,7 +27,6 @@ model's fallback.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,18 +37,16 @@ from hti_git.index.tree import requested_documents, source_page_starts
 from hti_git.lexical import BM25, search_terms, terms
 from hti_git.query.answer_text import asks_quantity, shown_passage, states_number, with_list
 from hti_git.query.clause_search import (
-    PARTY_STEM,
-    TERM_STEM,
+    ATTACHMENTS,
     ClauseIndex,
     Group,
     Unit,
-    asks_for_parties,
-    asks_for_term,
     clause_index,
     coverage,
     question_core,
     question_focus,
     question_stems,
+    question_subject,
     routing_stems,
 )
 from hti_git.query.naming import naming_stems, unmentioned_names
@@ -73,15 +70,7 @@ ANSWER_TERMS = 3  # ... for `fast` to answer with them: on CUAD, 3 instead of 2 
 FOUND_RATIO = 0.2  # best passage score / ideal score (the chunks baseline's offline answer rule)
 ROUTE_CATALOG_DOCS = 12  # in a larger corpus, documents searched: the best by the catalogue's routing terms
 SHORT_PASSAGE = 120  # characters; shorter passages are labels, cited together with what follows
-PARTIES = "parties"  # the category of the parties' pages: a question asking who they are reads only them
-ATTACHMENTS = "exhibits-and-annexes"  # the category `compile.fast` files exhibits, annexes and schedules under
 NEVER_MENTIONS = "never mentions"  # a document skipped: the question names what it never writes
-# a clause or defined term named for the agreement's term: "Term", "2. TERM", "9.1 Term", "Initial Term", "Term
-# of Agreement", "Term and Termination", "Duration"; not "Economic Terms" nor a lease's "Basic Term Lease Rate"
-_TERM_NAME = re.compile(
-    r"(?:(?:article|section|clause)\s+)?[\dIVX]*(?:\.\d+)*[.)]?\s*(?:the\s+)?(?:initial\s+)?(?:term|duration)"
-    r"(?:\s+of\s+(?:the\s+|this\s+)?(?:agreement|contract))?(?:\s*(?:;|,|and|&)\s*(?:termination|renewal))?\.?",
-    re.IGNORECASE)
 
 
 @dataclass
@@ -205,13 +194,7 @@ def _hits(snapshot: Snapshot, question: str, docs: list[str] | None, read: int, 
     """The documents' answering clauses (`_search` on each document asked or routed to)."""
     available, candidates = requested_documents(snapshot, docs)
     q = question_stems(question)
-    # a question asking who the parties are, or how long the agreement runs, reads the pages named by
-    # that word: the parties' (by their role), the clause or defined term "Term"
-    subject: tuple[list[str], Callable[[Unit], bool]] | None = None
-    if asks_for_parties(question):  # "Who are the parties that signed this contract?"
-        subject = [PARTY_STEM], _is_party_page
-    elif asks_for_term(question):  # "On what date will the contract's initial term expire?"
-        subject = [TERM_STEM], _names_term
+    subject = question_subject(question)  # "Who are the parties…?": read where that is said
     focus = question_focus(question)
     naming: dict[str, set[str]] = {}  # per document, the question's words that name it (computed once)
     if candidates is None:
@@ -228,7 +211,7 @@ def _hits(snapshot: Snapshot, question: str, docs: list[str] | None, read: int, 
             continue
         # "Can Merit Life terminate?": those words say which document, not which clause
         words, only = q, None
-        if subject is not None and any(subject[1](u) for u in index.units):  # else the question's own words
+        if subject is not None and any(subject.reads(u) for u in index.units):  # else the question's own words
             words, only = subject
         h = _search(index, [s for s in words if s not in named] or words, read, use_source, trace, focus, min_terms,
                     only)
@@ -275,15 +258,6 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
         if u is not best_unit and sc >= first * CLOSE and not _repeats(u, cited):
             cited.append(u)
     return _Hit(index.doc, best_cover, _in_reading_order(cited, top)[:MAX_CITATIONS])
-
-
-def _is_party_page(unit: Unit) -> bool:
-    return unit.category == PARTIES
-
-
-def _names_term(unit: Unit) -> bool:
-    """A clause or defined term named "Term" ("2. TERM", "Term and Termination"), not "Economic Terms"."""
-    return unit.category != ATTACHMENTS and bool(_TERM_NAME.fullmatch(unit.title.strip()))
 
 
 def _in_reading_order(cited: list[Unit], top: list[tuple[float, Unit]]) -> list[Unit]:

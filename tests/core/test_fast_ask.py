@@ -118,8 +118,7 @@ def test_a_question_asking_when_the_agreement_expires_reads_its_term(repo):
     agreement's term (without one, the question's own words are searched)."""
     from dataclasses import replace
 
-    from hti_git.query.clause_search import asks_for_term, clause_index
-    from hti_git.query.offline import _names_term
+    from hti_git.query.clause_search import asks_for_term, clause_index, names_term
 
     for question in ("When does the agreement expire?", "On what date will the contract's initial term expire?",
                      "How long is the term of the agreement?"):
@@ -131,9 +130,9 @@ def test_a_question_asking_when_the_agreement_expires_reads_its_term(repo):
     assert asks_for_term("How long does the contract last?") and asks_for_term("When does the lease end?")
     snapshot = repo.snapshot()
     unit = clause_index(snapshot, snapshot.docs()[0]).units[0]
-    assert not _names_term(replace(unit, title="2.05 Economic Terms", category="clauses"))
-    assert not _names_term(replace(unit, title="2. Basic Term Lease Rate Factor", category="clauses"))
-    assert _names_term(replace(unit, title="2. TERM", category="clauses"))
+    assert not names_term(replace(unit, title="2.05 Economic Terms", category="clauses"))
+    assert not names_term(replace(unit, title="2. Basic Term Lease Rate Factor", category="clauses"))
+    assert names_term(replace(unit, title="2. TERM", category="clauses"))
 
 
 def test_a_clause_named_by_an_equivalent_or_another_form_of_the_questions_word_is_found(repo):

@@ -210,6 +210,7 @@ class ClauseIndex:
     df: Counter = field(default_factory=Counter)
     names: set[str] = field(default_factory=set)  # stems of the title, file name and party roles (routing)
     proper: set[str] = field(default_factory=set)  # stems of the parties' legal names (`naming`), met capitalised
+    roles: set[frozenset[str]] = field(default_factory=set)  # the names the preamble defines for the parties
 
     def finish(self) -> None:
         self._page_words: dict[str, set[str]] = {}
@@ -226,6 +227,11 @@ class ClauseIndex:
         if unit.category == "source":
             return set(unit.tf)
         return self._page_words.get(unit.page, set(unit.tf)) | unit.own
+
+    def holds(self, group: Group, words: set[str]) -> bool:
+        """Whether `words` hold a question word: one of its own forms or, for "party", a name the preamble
+        defines for a party ("Distributor", "Licensee"): a contract's clauses name its parties so."""
+        return bool(group.own & words) or (PARTY_STEM in group.own and any(r <= words for r in self.roles))
 
     @property
     def n(self) -> int:
@@ -321,8 +327,10 @@ def _build(snapshot: Snapshot, doc: str) -> ClauseIndex:
             if category == "parties":
                 index.names |= set(search_terms(page.title))
             if category in ("parties", "defined-terms"):  # a party defined without "Inc." is filed as a term
-                index.proper |= name_stems([n for t in _preamble_definitions(page)
-                                            for n in legal_names(t, page.title)], index.text)
+                names = [n for t in _preamble_definitions(page) for n in legal_names(t, page.title)]
+                index.proper |= name_stems(names, index.text)
+                if category == "parties" and names:  # "Distributor" defined for "European Micro Plc"
+                    index.roles.add(frozenset(search_terms(page.title)))
             return
         for child in page.links():
             target = page.resolve(child["link"])

@@ -250,7 +250,7 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     if not _supported(strength, best_cover):
         return None
     words = set().union(*(index.clause_words(u) for _, u in top))
-    if sum(1 for g in groups if g.own & words) < min(min_terms, len(groups)):
+    if sum(1 for g in groups if index.holds(g, words)) < min(min_terms, len(groups)):
         return None  # "Is there a liability cap?": clauses on liability, none with a cap, are not the answer
     first = next(sc for sc, u in top if u is best_unit)
     cited = [best_unit]

@@ -9,6 +9,7 @@ import pytest
 from hti_git.compile.pipeline import compile_path
 from hti_git.config import Settings
 from hti_git.errors import UsageError
+from hti_git.query.clause_search import clause_index
 from hti_git.query.offline import (
     FOUND_COVERAGE,
     FOUND_STRENGTH,
@@ -610,3 +611,21 @@ def test_overlapping_cited_passages_are_shown_and_cited_once():
     text = "x" * 1000
     units = [unit("a", 100, 300), unit("b", 500, 600), unit("c", 250, 400), unit("d", 390, 450)]
     assert [(u.page, s, e) for u, s, e in _joined(units, text)] == [("a", 100, 450), ("b", 500, 600)]
+
+
+
+def test_a_clause_naming_a_party_by_its_defined_name_holds_the_word_party(repo):
+    """A contract's clauses name its parties as its preamble defines them ("the Consultant", "the
+    Company"), rarely as "party". "Can a party terminate the agreement without cause?" asks for three
+    words; 4.1 holds "terminate" and "cause" and names the Consultant: it answers (it was "not found"),
+    as does 2.1 to "Does one party have to pay a fee to the other party?". A clause naming no party
+    does not hold "party"."""
+    snapshot = repo.snapshot()
+    index = clause_index(snapshot, "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement")
+    assert index.roles == {frozenset({"consult"}), frozenset({"compani"})}
+    party = index.expand(["parti"])[0]
+    assert index.holds(party, {"consult", "termin"}) and not index.holds(party, {"govern", "law"})
+    answer = ask_fast(snapshot, "Can a party terminate the agreement without cause?")
+    assert answer.found and answer.citations[0].text.lstrip().startswith("4.1 Termination of Engagement")
+    answer = ask_fast(snapshot, "Does one party have to pay a fee to the other party?")
+    assert answer.found and answer.citations[0].text.lstrip().startswith("2.1 Remuneration")

@@ -82,6 +82,15 @@ WORD_FORMS: tuple[str, ...] = (
     "expire expiry",
     "own ownership",
     "employ employee",
+    # a word and its noun, which the stemmer leaves apart ("merged" / "merger": "merg" / "merger")
+    "merge merger",
+    "liable liability",
+    "deliver delivery",
+    "acquire acquisition",
+    "guarantee guaranty",
+    "settle settlement",
+    "register registration",
+    "administer administration",
     # irregular forms of verbs contracts and filings use ("paid" / "payable", "sold" / "sell")
     "pay paid payable",
     "sell sold",

@@ -629,3 +629,18 @@ def test_a_clause_naming_a_party_by_its_defined_name_holds_the_word_party(repo):
     assert answer.found and answer.citations[0].text.lstrip().startswith("4.1 Termination of Engagement")
     answer = ask_fast(snapshot, "Does one party have to pay a fee to the other party?")
     assert answer.found and answer.citations[0].text.lstrip().startswith("2.1 Remuneration")
+
+
+def test_a_noun_and_its_verb_the_stemmer_leaves_apart_are_one_word(repo):
+    """The Snowball stemmer leaves "merger" apart from "merged" ("merger" / "merg"), "liability" from
+    "liable", "delivery" from "deliver": `thesaurus.WORD_FORMS` joins them. "What happens if the Company
+    is merged?" finds 2.3 Merger or Consolidation (it was not cited)."""
+    from hti_git.lexical import search_terms
+    from hti_git.query.thesaurus import word_forms
+
+    forms = word_forms()
+    for a, b in (("merged", "merger"), ("liable", "liability"), ("deliver", "delivery")):
+        (sa,), (sb,) = search_terms(a), search_terms(b)
+        assert sa != sb and sb in forms[sa]
+    answer = ask_fast(repo.snapshot(), "What happens if the Company is merged?")
+    assert answer.found and answer.citations[0].text.lstrip().startswith("2.3 Merger or Consolidation")

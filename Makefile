@@ -31,7 +31,7 @@ bench:  ## benchmarks (see bench/README.md); each prints ratios against a baseli
 	$(PYTHON) bench/eval_filing.py --pdf
 	$(PYTHON) bench/replay_runs.py
 	$(PYTHON) bench/fast_recall.py
-	$(PYTHON) bench/clause_probe.py
+	$(PYTHON) bench/clause_probe.py --llm run55-probe
 
 soak:  ## 200 compile/kill/resume cycles and 1,000 concurrent asks (several minutes)
 	$(PYTHON) bench/soak.py

@@ -40,7 +40,7 @@ from tests.support.openai_stub import OpenAIStub, default_handler
 RECORDS = ROOT / "bench" / "records"
 CONTRACTS = ("europeanmicroholdingsinc", "invendacorp", "microgenics")
 COMPILE_RUNS = ("run42-compile", "run43-compile")
-ASK_RUNS = ("run42-navigate", "run43-navigate", "run46-navigate", "run50-navigate")  # the first run holding a request answers it
+ASK_RUNS = ("run42-navigate", "run43-navigate", "run46-navigate", "run50-navigate", "run55-navigate")  # the first run holding a request answers it
 RECORDED = ("messages", "response_format", "max_tokens")
 
 

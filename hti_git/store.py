@@ -31,7 +31,7 @@ from typing import Any
 import git
 from git.objects.fun import tree_to_stream
 
-from hti_git.errors import DirtyTreeError, LockedError, NotARepositoryError, StoreError
+from hti_git.errors import DirtyTreeError, LockedError, NotARepositoryError, PageFormatError, StoreError
 from hti_git.index.page import Page, parse_page
 
 ZERO_SHA = "0" * 40
@@ -70,6 +70,8 @@ class CommitResult:
     changed: tuple[str, ...]
     created_branch: bool = False
 
+
+DERIVED_DIR = "hti/derived"  # in the Git directory, beside the response cache: data rebuilt from a revision's objects (`Snapshot.derived_path`)
 
 class ObjectReader:
     """Reads many Git objects through one `git cat-file --batch` process (started on first use).
@@ -169,6 +171,7 @@ class Snapshot:
         self._text: dict[str, str] = {}
         self._root: dict[str, tuple[str, str]] | None = None
         self._folders: dict[str, dict[str, str]] = {}  # top-level folder -> its files' blob ids
+        self._dirs: dict[str, set[str]] = {}  # top-level folder -> the folders below it
         self._catalog = None
         self._reader = reader
         self._own_reader = False
@@ -248,16 +251,58 @@ class Snapshot:
             return None
 
     def exists(self, path: str) -> bool:
-        return self._item(path) is not None
+        """Whether a file or folder is at `path`, from its top-level folder's file list (read once: a
+        walk over a document's pages asks this of each; GitPython's tree lookups parse every tree on the
+        way, each time)."""
+        p = path.strip("/")
+        top, _, rest = p.partition("/")
+        entry = self.root_entries().get(top)
+        if entry is None or not rest:
+            return entry is not None
+        if entry[0] != "tree":
+            return False
+        files = self._folder(top)
+        if p in files:
+            return True
+        if top not in self._dirs:
+            self._dirs[top] = {f.rsplit("/", k)[0] for f in files for k in range(1, f.count("/") + 1)}
+        return p in self._dirs[top]
+
+    def _folder(self, top: str) -> dict[str, str]:
+        """The files of a top-level folder and their blob ids (listed once)."""
+        if top not in self._folders:
+            self._folders[top] = self.files(top)
+        return self._folders[top]
+
+    def derived_path(self, folder: str, name: str) -> Path | None:
+        """Where to keep data derived from a top-level folder's content at this revision (a search
+        index built from its pages): under the Git directory, named by the folder's tree id, so it is
+        never stale and never committed. None when the folder is not a tree here."""
+        entry = self.root_entries().get(folder.strip("/"))
+        if self.commit is None or entry is None or entry[0] != "tree":
+            return None
+        return Path(self._repo.git_dir) / DERIVED_DIR / f"{entry[1]}-{name}"
+
+    def prefetch_pages(self, prefix: str) -> None:
+        """Read and parse every page (.md) under `prefix` in one batch: a search over all of a
+        document's pages then costs one `git cat-file` round trip, not one a page."""
+        top = prefix.strip("/").partition("/")[0]
+        if top not in self.root_entries() or self.root_entries()[top][0] != "tree":
+            return
+        wanted = [(path, sha) for path, sha in self._folder(top).items()
+                  if path.startswith(prefix.strip("/") + "/") and path.endswith(".md") and path not in self._pages]
+        for (path, _), data in zip(wanted, self.read_blobs([sha for _, sha in wanted])):
+            try:
+                self._pages[path] = parse_page(path, data)
+            except PageFormatError:
+                continue  # reported when the page itself is asked for
 
     def read_bytes(self, path: str) -> bytes:
         """Raw bytes of a file at this revision. Its blob id comes from its top-level folder's file
         list (read once, in bulk: a question reads many pages of one document)."""
         top, _, rest = path.strip("/").partition("/")
         if rest:
-            if top not in self._folders:
-                self._folders[top] = self.files(top)
-            sha = self._folders[top].get(path.strip("/"))
+            sha = self._folder(top).get(path.strip("/"))
         else:
             entry = self.root_entries().get(top)
             sha = entry[1] if entry is not None and entry[0] == "blob" else None

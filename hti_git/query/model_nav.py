@@ -1,8 +1,9 @@
 """Model navigation of one document's index: the walk of paper §3.4 with a branching budget.
 
-The first step shows the root with the subject pages whose listing entries a word search ranks
-first (hti_git/query/summary_search.py), so a question whose clause the search finds is answered in one
-call. Each step shows the model the question, the page(s) just opened (pages already read are never
+The first step shows the root with the subject pages a word search ranks first: the page of the
+passage the clause search ranks first (hti_git/query/offline.py, `passage_pages`), then those whose
+listing entries rank first (hti_git/query/summary_search.py), so a question whose clause the search
+finds is answered in one call. Each step shows the model the question, the page(s) just opened (pages already read are never
 sent again; items the model kept from them are), and the links it can take, each with a one-line
 summary: children (C1, C2, ...; a listing's own entries as C2.1, C2.2, ... so the model can jump two
 levels) and related pages (R1, ...: a continuation, a sibling subject, or a `related` entry a
@@ -23,7 +24,9 @@ from hti_git.index.page import Page
 from hti_git.lexical import terms
 from hti_git.llm.client import ModelClient
 from hti_git.llm.prompts import Template, fence
+from hti_git.query.clause_search import routing_stems
 from hti_git.query.evidence import SUMMARY_LABEL, Evidence, EvidenceBook, summary_spans, table_suffix
+from hti_git.query.offline import passage_pages
 from hti_git.query.summary_search import best_pages
 from hti_git.query.types import Step
 from hti_git.store import Snapshot
@@ -387,13 +390,18 @@ class DocNavigation:
         return Decision(action, ids, reason, step_tokens(completion), completion.cached, _ids(data.get("keep")), data)
 
     def _suggestions(self) -> list[str]:
-        """Up to SUGGESTED_PAGES subject pages that a word search over the index ranks first (within
-        the page budget): many questions are answered on the first step, without descending."""
+        """Up to SUGGESTED_PAGES subject pages that a word search ranks first (within the page budget):
+        the best passage's page, then the best listing entries'. Many questions are answered on the
+        first step, without descending."""
         room = min(SUGGESTED_PAGES, self.budget.pages_left - 1)
         if room <= 0:
             return []
         pages, self._words = best_pages(self._read[f"{self.doc}/{INDEX_FILE}"], self.question, room, self._listing)
-        return pages
+        # the page of the passage the clause search ranks first leads: a clause no listing names ("a
+        # one-time bonus of 1,500,000 shares" in "2.1 Remuneration") is still shown (run 55)
+        passages = passage_pages(self.snapshot, self.doc, self.question, room)
+        self._words |= set(routing_stems(self.question))
+        return list(dict.fromkeys(passages[:1] + pages + passages[1:]))[:room]
 
     def _listing(self, path: str) -> Page | None:
         """A listing page read without being shown (its entries, the word search): read once; a

@@ -260,6 +260,24 @@ def _search(index: ClauseIndex, q: list[str], read: int, use_source: bool, trace
     return _Hit(index.doc, best_cover, _in_reading_order(cited, top)[:MAX_CITATIONS])
 
 
+def passage_pages(snapshot: Snapshot, doc: str, question: str, k: int) -> list[str]:
+    """The subject pages of the `k` passages the clause search ranks first (distinct pages, best first):
+    where a clause no listing names may still be found ("(b) Acme will not sell … at a lower price"
+    inside "2.01 Equipment Orders")."""
+    q = question_stems(question)
+    if k <= 0 or not q:
+        return []
+    index = clause_index(snapshot, doc)
+    groups, weights = weighted(index, q, question_focus(question))
+    pages: list[str] = []
+    for _, u in _ranked(index, groups, weights, False):
+        if u.page not in pages:
+            pages.append(u.page)
+        if len(pages) == k:
+            break
+    return pages
+
+
 def _in_reading_order(cited: list[Unit], top: list[tuple[float, Unit]]) -> list[Unit]:
     """The cited passages clause by clause, the clause of the best-ranked passage first (a body clause
     before its namesakes, as `_body_first` read them), each clause's passages in document order: a

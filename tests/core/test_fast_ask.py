@@ -644,3 +644,22 @@ def test_a_noun_and_its_verb_the_stemmer_leaves_apart_are_one_word(repo):
         assert sa != sb and sb in forms[sa]
     answer = ask_fast(repo.snapshot(), "What happens if the Company is merged?")
     assert answer.found and answer.citations[0].text.lstrip().startswith("2.3 Merger or Consolidation")
+
+
+def test_a_documents_clause_index_is_kept_and_loaded_by_later_asks(repo, monkeypatch):
+    """The clause search's index of a document is built once per content and code and kept under
+    .git/hti/derived: a later ask (another process, another snapshot) loads it, and a damaged file is
+    rebuilt, never trusted."""
+    import hti_git.query.clause_search as cs
+
+    doc = "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"
+    first = ask_fast(repo.snapshot(), "Can the consulting agreement be assigned?")
+    [kept] = (repo.git_dir / "hti" / "derived").glob("*-clause-index-*.pickle")
+    built, build = [], cs._build
+    monkeypatch.setattr(cs, "_build", lambda snapshot, d: built.append(d) or build(snapshot, d))
+    again = ask_fast(repo.snapshot(), "Can the consulting agreement be assigned?")
+    assert again.to_dict() == first.to_dict() and built == []  # loaded, not built
+    kept.write_bytes(b"not a pickle")
+    third = ask_fast(repo.snapshot(), "Can the consulting agreement be assigned?")
+    assert third.to_dict() == first.to_dict() and built == [doc]  # rebuilt, and kept anew
+    assert kept.read_bytes() != b"not a pickle"

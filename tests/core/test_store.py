@@ -236,3 +236,31 @@ def test_an_object_reader_that_fails_mid_read_starts_fresh_and_answers_right(tmp
     reader._read = real
     assert reader.read([b]) == [("blob", b"b")]
     reader.close()
+
+
+def test_exists_answers_for_files_and_folders_from_the_folders_file_list(repo):
+    with repo.lock():
+        repo.commit({"doc/index.md": b"root\n", "doc/a/b/c.md": b"c\n", "top.md": b"t\n"}, "one")
+    snap = repo.snapshot()
+    assert all(snap.exists(p) for p in ("doc", "doc/index.md", "doc/a", "doc/a/b", "doc/a/b/c.md", "top.md", "/doc/a/"))
+    assert not any(snap.exists(p) for p in ("nope", "doc/nope.md", "doc/a/b/c", "doc/a/b/c.md/x", "top.md/x", "do"))
+
+
+def test_prefetched_pages_are_the_pages_read_one_by_one(repo):
+    page = b"---\nhti: 1\nkind: subject\ntitle: A\n---\n\n# A\n"
+    with repo.lock():
+        repo.commit({"doc/index.md": page, "doc/s/a.md": page, "doc/broken.md": b"---\ntitle: [\n"}, "one")
+    one, bulk = repo.snapshot(), repo.snapshot()
+    bulk.prefetch_pages("doc")  # a broken page is left for whoever asks for it
+    assert bulk.page("doc/s/a.md").meta == one.page("doc/s/a.md").meta and bulk.page("doc/index.md").title == "A"
+    with pytest.raises(Exception, match="broken.md"):
+        bulk.page("doc/broken.md")
+
+
+def test_derived_data_is_named_by_the_folders_content_under_the_git_directory(repo):
+    with repo.lock():
+        repo.commit({"doc/index.md": b"v1\n"}, "v1")
+        repo.commit({"doc/index.md": b"v2\n", "other/x.md": b"x\n"}, "v2")
+    old, new = repo.snapshot("HEAD~1").derived_path("doc", "x"), repo.snapshot().derived_path("doc", "x")
+    assert old != new and old.parent == new.parent == repo.git_dir / "hti" / "derived"
+    assert repo.snapshot().derived_path("nope", "x") is None and repo.snapshot().derived_path("doc/index.md", "x") is None

@@ -318,6 +318,27 @@ def test_the_first_step_shows_the_pages_a_word_search_ranks_first(repo, monkeypa
     assert "[sibling]" not in first
 
 
+def test_the_first_step_shows_the_page_of_the_passage_the_clause_search_ranks_first(repo, monkeypatch):
+    """A clause no listing names: the one-time bonus of 1,500,000 shares is a sentence of 2.1
+    Remuneration, whose title and summary say nothing of bonuses; the listings' word search offers
+    2.2 Incentive Plans and 1.2 Duties. The clause search over the pages' passages ranks 2.1's first,
+    so the first step shows it (with the sentence) and the model answers there."""
+    from hti_git.query.offline import passage_pages
+    from hti_git.query.summary_search import best_pages
+
+    question = "How many shares may the consultant receive as a one-time bonus?"
+    remuneration = f"{DOC}/clauses/article-2-compensation/2-1-remuneration.md"
+    snap = repo.snapshot()
+    listed, _ = best_pages(snap.page(f"{DOC}/index.md"), question, 2, snap.page)
+    assert remuneration not in listed and passage_pages(snap, DOC, question, 2)[0] == remuneration
+    monkeypatch.setattr(navigate, "SUGGESTED_PAGES", 2)
+    client, provider = client_for(answer_citing("1,500,000 shares", "one-time bonus of 1,500,000 shares"))
+    answer = ask_llm(snap, question, client)
+    assert answer.found and len(provider.calls) == 1 and answer.citations[0].page == remuneration
+    found_block = provider.calls[0]["messages"][-1]["content"].split("Pages a word search found", 1)[1]
+    assert "2-1-remuneration.md" in found_block and "one-time bonus of 1,500,000 shares" in found_block
+
+
 def test_a_clause_no_passage_words_hold_gets_a_lean_fallback(repo):
     """When navigation finds nothing and no clause holds the question's own words, the fallback
     still looks at the source, but at the best passages only (an absent clause is the likely case)."""

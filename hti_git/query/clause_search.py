@@ -21,6 +21,7 @@ import math
 import os
 import pickle
 import re
+import tempfile
 import weakref
 from collections import Counter
 from collections.abc import Callable
@@ -347,10 +348,10 @@ def _stored(snapshot: Snapshot, doc: str) -> ClauseIndex:
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            with tmp.open("wb") as f:
+            fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)  # one per writer
+            with os.fdopen(fd, "wb") as f:
                 pickle.dump(index, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)
+            os.replace(tmp, path)  # atomic: a reader sees the old file or the whole new one
         except OSError:
             pass
     return index

@@ -663,3 +663,25 @@ def test_a_documents_clause_index_is_kept_and_loaded_by_later_asks(repo, monkeyp
     third = ask_fast(repo.snapshot(), "Can the consulting agreement be assigned?")
     assert third.to_dict() == first.to_dict() and built == [doc]  # rebuilt, and kept anew
     assert kept.read_bytes() != b"not a pickle"
+
+
+def test_writers_that_keep_the_same_clause_index_at_once_leave_one_whole_file(repo):
+    import threading
+
+    import hti_git.query.clause_search as cs
+
+    doc = "slingerbaginc-05-27-2020-ex-10-7-consulting-agreement"
+    indices = []
+
+    def ask_alone() -> None:  # as another `hti-git ask` would: its own repository handle
+        with IndexRepo(repo.root) as own:
+            indices.append(cs._stored(own.snapshot(), doc))
+
+    threads = [threading.Thread(target=ask_alone) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    files = list((repo.git_dir / "hti" / "derived").iterdir())
+    assert len(files) == 1 and files[0].suffix == ".pickle"  # no writer's temporary file is left
+    assert cs._stored(repo.snapshot(), doc).units == indices[0].units

@@ -14,6 +14,7 @@ import fcntl
 import hashlib
 import json
 import os
+import pickle
 import signal
 import struct
 import subprocess
@@ -71,7 +72,9 @@ class CommitResult:
     created_branch: bool = False
 
 
-DERIVED_DIR = "hti/derived"  # in the Git directory, beside the response cache: data rebuilt from a revision's objects (`Snapshot.derived_path`)
+# in the Git directory, beside the response cache: data rebuilt from a revision's objects (`Snapshot.derived`)
+DERIVED_DIR = "hti/derived"
+
 
 class ObjectReader:
     """Reads many Git objects through one `git cat-file --batch` process (started on first use).
@@ -282,6 +285,32 @@ class Snapshot:
         if self.commit is None or entry is None or entry[0] != "tree":
             return None
         return Path(self._repo.git_dir) / DERIVED_DIR / f"{entry[1]}-{name}"
+
+    def derived(self, folder: str, name: str, build: Callable[[], Any], valid: Callable[[Any], bool]) -> Any:
+        """An object derived from a top-level folder's content (a search index built from its pages):
+        the one kept under `derived_path` when `valid` accepts it, else `build()`, kept for the next
+        reader (by rename: a reader sees no file or a whole one; failing to keep it costs only a rebuild).
+        A damaged file is rebuilt."""
+        path = self.derived_path(folder, name)
+        if path is not None and path.exists():
+            try:
+                with path.open("rb") as f:
+                    kept = pickle.load(f)
+                if valid(kept):
+                    return kept
+            except Exception:  # a damaged or foreign file: rebuilt below
+                pass
+        value = build()
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)  # one per writer
+                with os.fdopen(fd, "wb") as f:
+                    pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, path)
+            except OSError:
+                pass
+        return value
 
     def prefetch_pages(self, prefix: str) -> None:
         """Read and parse every page (.md) under `prefix` in one batch: a search over all of a

@@ -17,15 +17,15 @@ word covers little; the clause's own distinctive words cover much.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import math
-import os
-import pickle
 import re
-import tempfile
 import weakref
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import NamedTuple
 
 from hti_git.index.layout import INDEX_FILE, SOURCE_FILE
@@ -316,11 +316,9 @@ def clause_index(snapshot: Snapshot, doc: str) -> ClauseIndex:
     return per[doc]
 
 
+@cache
 def _code_version() -> str:
     """A digest of the code that builds a ClauseIndex: a kept index built by other code is not used."""
-    import hashlib
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for rel in ("query/clause_search.py", "query/naming.py", "lexical.py", "sources/passages.py", "index/page.py",
@@ -330,34 +328,9 @@ def _code_version() -> str:
 
 
 def _stored(snapshot: Snapshot, doc: str) -> ClauseIndex:
-    """The ClauseIndex kept for this content and code, else built (and kept; a failure to keep it only
-    costs the next ask a rebuild)."""
-    global _VERSION
-    if _VERSION is None:
-        _VERSION = _code_version()
-    path = snapshot.derived_path(doc, f"clause-index-{_VERSION}.pickle")
-    if path is not None and path.exists():
-        try:
-            with path.open("rb") as f:
-                index = pickle.load(f)
-            if isinstance(index, ClauseIndex) and index.doc == doc:
-                return index
-        except Exception:  # a damaged or foreign file: rebuilt below
-            pass
-    index = _build(snapshot, doc)
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)  # one per writer
-            with os.fdopen(fd, "wb") as f:
-                pickle.dump(index, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)  # atomic: a reader sees the old file or the whole new one
-        except OSError:
-            pass
-    return index
-
-
-_VERSION: str | None = None
+    """The ClauseIndex kept for this content and code (`Snapshot.derived`), else built and kept."""
+    return snapshot.derived(doc, f"clause-index-{_code_version()}.pickle", lambda: _build(snapshot, doc),
+                            lambda kept: isinstance(kept, ClauseIndex) and kept.doc == doc)
 
 
 def _build(snapshot: Snapshot, doc: str) -> ClauseIndex:
